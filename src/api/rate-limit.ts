@@ -354,15 +354,19 @@ export class RateLimiter {
   /**
    * Two windows' resets: windows do not overlap, so resets less than a minute apart show a shorter window; when the
    * later window's first answer came just after the earlier reset (a wait for it, its margin), they are neighbours
-   * and the gap is its length (whole-second resets: snapped to 5 s when within the tolerance of it).
+   * and the gap is its length (whole-second resets: snapped to 5 s when within the tolerance of it). A later reset
+   * stated before the earlier one has come is no new window (a fixed window's next reset shows only once the last has
+   * passed) but the same one moved, as a server counting a minute from its latest answer moves it: it shows no length,
+   * and no shorter window.
    */
   #learnWindow(resetAtMs: number): void {
     const last = this.#lastServerResetMs;
     if (last !== undefined && resetAtMs <= last + SAME_WINDOW_TOLERANCE_MS) return;
     this.#lastServerResetMs = resetAtMs;
     if (last === undefined) return;
-    const gap = resetAtMs - last;
     const now = this.#clock.now();
+    if (now < last - SAME_WINDOW_TOLERANCE_MS) return;
+    const gap = resetAtMs - last;
     const neighbours = now - last <= this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
     const spanBefore = this.#spanMs();
     this.#shortestGapMs = Math.min(this.#shortestGapMs, gap);

@@ -233,7 +233,7 @@ export function timeBound(value: string): TimeBound {
     return (now) => now - ago;
   } catch {
     throw new InvalidArgumentError(
-      'expected a duration such as 30m, 1h, 24h, an ISO time (2025-01-15T12:00:00Z) or a date (2025-01-15, midnight UTC).',
+      'expected a duration such as 30m, 1h, 24h, an ISO time with its zone (2025-01-15T12:00:00Z) or a date (2025-01-15, midnight UTC).',
     );
   }
 }

@@ -80,14 +80,13 @@ export async function runLogin(
   const { normaliseBaseUrl } = await import('../api/base-url.js');
   const profile = settings.profile.value;
   let config;
-  let baseUrlSaved = false;
   try {
     config = await ctx.config();
-    await config.set(profile, 'base-url', normaliseBaseUrl(settings.baseUrl.value));
-    baseUrlSaved = true;
-    await config.set(profile, 'api-key', key);
+    // One change of the file: the key and its base URL are saved together or not at all (never a profile's old key
+    // beside a new base URL, which would send that key to the new host).
+    await config.update(profile, { 'base-url': normaliseBaseUrl(settings.baseUrl.value), 'api-key': key });
   } catch (error) {
-    throw notSaved(error, baseUrlSaved);
+    throw notSaved(error);
   }
   ctx.printer.success(
     `Logged in to ${normaliseBaseUrl(settings.baseUrl.value)} (profile "${profile}", key ${maskKey(key)}, balance ${formatCount(balance.balance)} ${balance.currency}); saved in ${config.path}`,
@@ -98,12 +97,16 @@ export async function runLogin(
 
 /**
  * A key the service accepted that the config file could not take (a full disk, a read-only directory, a held lock):
- * the store's error, its exit code and its advice, saying the key was fine and what was saved (docs/commands.md#taskctl-auth-loginstatuslogout).
+ * the store's error, its exit code and its advice, saying the key was fine and that nothing was saved (the key and the
+ * base URL are one change of the file: docs/commands.md#taskctl-auth-loginstatuslogout).
  */
-function notSaved(error: unknown, baseUrlSaved: boolean): unknown {
+function notSaved(error: unknown): unknown {
   if (!(error instanceof CliError)) return error;
-  const saved = baseUrlSaved ? 'the key was not saved (the base URL was)' : 'nothing was saved';
-  return new CliError(`${error.message}; the service accepted the key, but ${saved}`, error.exitCode, error.hint);
+  return new CliError(
+    `${error.message}; the service accepted the key, but nothing was saved`,
+    error.exitCode,
+    error.hint,
+  );
 }
 
 /** Whether the key works, with the balance and rate-limit budget the check revealed. */

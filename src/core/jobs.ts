@@ -312,6 +312,7 @@ export function pruneJobs(
   keepMs: number,
   nowMs: number,
   all: readonly JobRow[] = rows,
+  odd?: OddLock,
 ): JobRow[] {
   const remove = (row: JobRow) => {
     try {
@@ -321,8 +322,7 @@ export function pruneJobs(
       if (removed) forgetJobPlace(cacheDir, row.id, row.journal);
       return removed;
     } catch (error) {
-      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
-      return false; // left for the next run
+      return leftForOdd(error, row.id, odd);
     }
   };
   // A superseded job goes as a finished one does, but never after the job that took it over, so the superseded job's
@@ -381,16 +381,56 @@ function holdsNothing(path: string): boolean {
 }
 
 /** Removes those of `starts` older than the retention (all of them with 0), each unless its run is alive. */
-function pruneUnrecorded(store: JobStore, starts: readonly StoredJob[], keepMs: number, nowMs: number): StoredJob[] {
+function pruneUnrecorded(
+  store: JobStore,
+  starts: readonly StoredJob[],
+  keepMs: number,
+  nowMs: number,
+  odd?: OddLock,
+): StoredJob[] {
   return starts.filter((stored) => {
     if (!expired(stored.mtimeMs, keepMs, nowMs)) return false;
     try {
       return store.removeLocked(stored, (mtimeMs) => expired(mtimeMs, keepMs, nowMs) && holdsNothing(stored.path));
     } catch (error) {
-      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
-      return false; // left for the next run
+      return leftForOdd(error, stored.id, odd);
     }
   });
+}
+
+/**
+ * Told of each job whose lock path holds something other than a lock file (a FIFO, a directory, …: atomic-file.ts
+ * `NotRegularFileError`, never opened): `taskctl jobs` lists and prunes around it, and names it on stderr.
+ */
+type OddLock = (id: string, error: NotRegularFileError) => void;
+
+/**
+ * A removal that failed leaves the job for the next run. A lock path that is no lock file is told to `odd` (the job is
+ * skipped, named by the caller); without `odd` (housekeeping after a create) it is thrown: never skipped unsaid.
+ */
+function leftForOdd(error: unknown, id: string, odd: OddLock | undefined): false {
+  if (error instanceof NotRegularFileError) {
+    if (odd === undefined) throw error;
+    odd(id, error);
+  }
+  return false;
+}
+
+/**
+ * `store` whose `runner` tells a lock path holding no lock file to `odd` and answers "no runner": no taskctl can hold
+ * a lock there (it makes its locks as regular files, and refuses that path), so the job is listed by its journal.
+ */
+function listingStore(store: JobStore, odd: OddLock): JobStore {
+  const runner: JobStore['runner'] = (id, path) => {
+    try {
+      return store.runner(id, path);
+    } catch (error) {
+      if (!(error instanceof NotRegularFileError)) throw error;
+      odd(id, error);
+      return undefined;
+    }
+  };
+  return Object.assign(Object.create(store) as JobStore, { runner });
 }
 
 /**
@@ -469,18 +509,25 @@ export async function splitJobs<R extends JobGlance>(
 }
 
 export async function runJobs(ctx: Output & Store & Service & Runtime & Process, options: JobsOptions): Promise<void> {
-  const store = jobStore(ctx.env);
+  // A lock path holding no lock file (a FIFO, …) fails no listing: the job is listed, and named once on stderr.
+  const odd = new Map<string, NotRegularFileError>();
+  const noteOdd: OddLock = (id, error) => {
+    if (!odd.has(id)) odd.set(id, error);
+  };
+  const store = listingStore(jobStore(ctx.env), noteOdd);
   let rows = readJobs(store);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
   // Reading the journals and removing them run without a turn of the event loop: a Ctrl-C or SIGTERM that came
   // meanwhile is heard here, before anything is removed.
   await new Promise(setImmediate);
   if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing was removed.');
-  const removed = new Set(pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now()).map((row) => row.id));
+  const removed = new Set(
+    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now(), rows, noteOdd).map((row) => row.id),
+  );
   let starts = unrecordedStarts(store);
-  const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now()).map((stored) => stored.id));
+  const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now(), noteOdd).map((stored) => stored.id));
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
-  const leftovers = pruneLeftovers(store, keep, ctx.clock.now());
+  const leftovers = pruneLeftovers(store, keep, ctx.clock.now(), noteOdd);
   if (options.prune === true) {
     const superseded = rows.filter((row) => removed.has(row.id) && row.state === 'superseded').length;
     const also = [
@@ -496,8 +543,13 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   rows = rows.filter((row) => !removed.has(row.id));
   const { current, otherKey } = await splitJobs(ctx, rows, options.all === true);
   const shown = current.slice(0, options.limit ?? Infinity);
+  // Each job whose lock path holds no lock file: where, and what to do (a prune left it); -q keeps warnings.
+  const warnOdd = () => {
+    for (const [id, error] of odd) ctx.printer.warn(`job ${id}: ${oddLockWords(error)}`);
+  };
   if (idsOnly(ctx.globals)) {
     for (const row of shown) ctx.printer.line(row.id);
+    warnOdd();
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
@@ -512,6 +564,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);
   // And which of a job's chunks lost their task (its CHUNKS count them no more).
   for (const row of shown) if (row.lost !== undefined) ctx.printer.warn(`job ${row.id}: ${lostWords(row.lost)}`);
+  warnOdd();
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const leftoverBytes = leftovers.kept.reduce((sum, left) => sum + left.size, 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes + leftoverBytes);
@@ -537,9 +590,14 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
  * Removes the state directory's copies whose journal is gone (`JobStore.leftovers`) past the retention (all with 0),
  * each under the job's locks; returns how many went and those kept that no live run holds (to count).
  */
-function pruneLeftovers(store: JobStore, keepMs: number, nowMs: number): { removed: number; kept: LeftoverCopies[] } {
+function pruneLeftovers(
+  store: JobStore,
+  keepMs: number,
+  nowMs: number,
+  odd: OddLock,
+): { removed: number; kept: LeftoverCopies[] } {
   const leftovers = store.leftovers();
-  const gone = new Set(removeLeftovers(store, leftovers, keepMs, nowMs));
+  const gone = new Set(removeLeftovers(store, leftovers, keepMs, nowMs, odd));
   const kept = leftovers.filter((left) => !gone.has(left) && store.runner(left.id, left.path) === undefined);
   return { removed: gone.size, kept };
 }
@@ -553,13 +611,13 @@ function removeLeftovers(
   leftovers: readonly LeftoverCopies[],
   keepMs: number,
   nowMs: number,
+  odd?: OddLock,
 ): LeftoverCopies[] {
   return leftovers.filter((left) => {
     try {
       return store.removeLeftover(left, (mtimeMs) => expired(mtimeMs, keepMs, nowMs));
     } catch (error) {
-      if (error instanceof NotRegularFileError) throw error; // a FIFO… at a lock's path: named, never skipped unsaid
-      return false; // left for the next run
+      return leftForOdd(error, left.id, odd);
     }
   });
 }
@@ -571,6 +629,13 @@ function removeLeftovers(
 export function otherKeyNote(count: number, what = 'job'): string {
   const one = count === 1;
   return `${counted(count, what)} of this base URL ${one ? 'was' : 'were'} created with another API key and ${one ? 'is' : 'are'} not shown (\`taskctl jobs --all\` lists ${one ? 'it' : 'them'}); after a key change, \`taskctl resume ID\` continues one once a task of it, read with this key, shows the same account`;
+}
+
+/** A lock path holding no lock file, in the warning of `taskctl jobs`: the refusal, and that it is left as it is. */
+function oddLockWords(error: NotRegularFileError): string {
+  return `${error.message}; the job is listed by its journal, and neither removed nor continued while it is there. ${
+    error.hint ?? 'Remove it, then try again.'
+  }`;
 }
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */

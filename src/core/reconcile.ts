@@ -87,7 +87,13 @@ export type MatchResult =
    * Same-service, same-size tasks in the window whose items the service did not list in full (`unlisted`): each may be
    * this request's, and nothing tells (`ids`: every candidate, matching ones included).
    */
-  | { kind: 'unlisted'; ids: number[]; unlisted: number[] };
+  | { kind: 'unlisted'; ids: number[]; unlisted: number[] }
+  /**
+   * Tasks in the window, of this request's items when listed, that another chunk of the job names and whose claim
+   * nothing can check (`Claims.untold`): each is that chunk's or this request's, and nothing tells (`ids`: every
+   * candidate).
+   */
+  | { kind: 'untold'; ids: number[]; untold: Array<{ id: number; chunk: number }> };
 
 function sameItems(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && multisetWithin(a, b);
@@ -253,6 +259,12 @@ export type TaskFacts = Pick<Task, 'id' | 'service' | 'total_items' | 'created_a
 export interface Claims {
   readonly ids: ReadonlySet<number>;
   holds: (task: TaskFacts) => boolean;
+  /**
+   * The chunk whose claim holds `task` only for want of a fact to check it by (a journal written before the items
+   * digest and the creation time were kept, or a task whose items are not listed in full), when no claim holds it on
+   * proof: the task may as well be another request's given that id again (own-claims.ts `untold`).
+   */
+  untold?: (task: TaskFacts) => number | undefined;
 }
 
 /** The other taskctl runs on this machine, as the local ledger knows them (wired by core/submit/send.ts). */
@@ -327,6 +339,8 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   };
   const candidates = new Map<number, Task>();
   const unlisted = new Map<number, Task>();
+  /** Tasks of the window held by another chunk's claim that nothing tells from this request's task (`Claims.untold`). */
+  const untold = new Map<number, { task: Task; chunk: number }>();
   const judged = new Set<number>();
   let read = false;
   let lastRead = false;
@@ -358,6 +372,12 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       // chunk's id is this request's, and taking it for that chunk's would send the chunk again at every resume.
       if (held && (items === undefined || options.exclude?.holds(full) === true)) {
         judged.add(task.id);
+        // A claim nothing could check (no digest, no creation time) holds the task for want of proof only: one that may
+        // be this request's (its items, when listed, are this request's) is named, never taken for the claim's, never
+        // passed over (a resend would pay again at every resume).
+        const by = options.exclude?.untold?.(full);
+        if (by !== undefined && (items === undefined || sameItems(items, options.items)))
+          untold.set(task.id, { task: full, chunk: by });
         continue;
       }
       // Items not listed in full prove nothing either way: a candidate, read again at the next scan.
@@ -407,7 +427,11 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   }
   if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
   const windows = { strict: windowNow(), loose: looseNow() };
-  return verdict(options, [...candidates.values()], [...unlisted.values()], windows, { lastRead, lastComplete });
+  return verdict(options, [...candidates.values()], [...unlisted.values()], windows, {
+    lastRead,
+    lastComplete,
+    untold: [...untold.values()],
+  });
 }
 
 function verdict(
@@ -415,7 +439,7 @@ function verdict(
   seen: readonly Task[],
   blind: readonly Task[],
   windows: { strict: ServerWindow; loose: ServerWindow },
-  scans: { lastRead: boolean; lastComplete: boolean },
+  scans: { lastRead: boolean; lastComplete: boolean; untold?: ReadonlyArray<{ task: Task; chunk: number }> },
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
   const claimed = options.local?.claimed() ?? (() => false);
@@ -430,6 +454,14 @@ function verdict(
   const unlisted = blind.filter(isOpen);
   if (unlisted.length > 0)
     return { kind: 'unlisted', ids: ids([...open, ...unlisted, ...late, ...blindLate]), unlisted: ids(unlisted) };
+  // One another chunk's claim holds for want of proof only: the same, named with that chunk.
+  const untold = (scans.untold ?? []).filter(({ task }) => isOpen(task) || isLate(task));
+  if (untold.length > 0)
+    return {
+      kind: 'untold',
+      ids: ids([...open, ...late, ...blindLate, ...untold.map(({ task }) => task)]),
+      untold: untold.map(({ task, chunk }) => ({ id: task.id, chunk })).sort((a, b) => a.id - b.id),
+    };
   const [only, ...more] = open;
   // Past the end, one whose items are unknown still keeps "none" away; beside a match in the window it is no rival.
   if (only === undefined)

@@ -16,8 +16,6 @@
  */
 import { parseTimestampWithResolution, type ParsedTimestamp, UNKNOWN_RESOLUTION_MS } from '../lib/timestamp.js';
 
-export { parseTimestampWithResolution, type ParsedTimestamp } from '../lib/timestamp.js';
-
 /** Offset bounds used while nothing was observed: the server clock may be two minutes either way. */
 export const UNKNOWN_OFFSET_MS = 120_000;
 /**

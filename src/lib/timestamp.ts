@@ -1,10 +1,14 @@
-/** A service's `created_at` read as an instant and the resolution it shows (core/server-time.ts uses both). */
+/**
+ * A service's timestamp (`created_at`, `completed_at`…) read as an instant and the resolution it shows
+ * (core/server-time.ts uses both); one rule for every reader: a date, a time to the second, and a zone.
+ */
 
-/** Epoch ms of an ISO 8601 timestamp with a date and time; undefined for anything else (never guesses). */
+/**
+ * Epoch ms of an ISO 8601 timestamp as `parseTimestampWithResolution` reads it; undefined for anything else, a time
+ * without a zone included (never guessed as this machine's local time, nor as UTC).
+ */
 export function parseTimestamp(text: string | null | undefined): number | undefined {
-  if (text === null || text === undefined || !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text)) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
+  return text === null || text === undefined ? undefined : parseTimestampWithResolution(text)?.ms;
 }
 
 /** Resolution assumed until a timestamp shows a finer one. */

@@ -42,6 +42,14 @@ export function isCI(env: Env): boolean {
 }
 
 /**
+ * A terminal that cannot move its cursor or draw colour (`TERM=dumb`: Emacs' shell, some log viewers): it gets lines
+ * as a pipe does, with no spinner, live block or countdown redrawn in place, and no colour.
+ */
+export function isDumbTerminal(env: Env): boolean {
+  return env.TERM === 'dumb';
+}
+
+/**
  * Colour on a stream: off when it is not a TTY, with --no-color, NO_COLOR, TERM=dumb, or in CI mode (`ci`: `--ci` or
  * `CI`); FORCE_COLOR forces it (docs/behaviour.md#output). As in Node and chalk, FORCE_COLOR=0 or =false forces it off. Call once
  * per stream: stdout and stderr may differ (`taskctl list | less` still wants coloured errors).
@@ -52,7 +60,7 @@ export function colorEnabled(stream: OutputStream, env: Env, noColorFlag: boolea
   if (force === '0' || force === 'false') return false;
   if (force !== undefined) return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.TERM === 'dumb') return false;
+  if (isDumbTerminal(env)) return false;
   // CI logs are files: escape codes are noise there unless asked for with FORCE_COLOR.
   if (ci) return false;
   return stream.isTTY === true;

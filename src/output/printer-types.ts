@@ -78,6 +78,8 @@ export interface PrinterOptions {
   redact?: Redactor;
   /** Forwarded to `progress()`: no spinner in CI. Default false. */
   ci?: boolean;
+  /** Forwarded to `progress()`: no live block on a terminal that cannot move its cursor (TERM=dumb). */
+  dumbTerminal?: boolean;
   /** Clock for `progress()` timestamps. Default `Date.now`. */
   now?: () => number;
   /**

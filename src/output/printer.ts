@@ -43,6 +43,7 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
     io,
     format,
     ci: options.ci ?? false,
+    dumbTerminal: options.dumbTerminal ?? false,
     color: stderrColor,
     quiet,
     redact,

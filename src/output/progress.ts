@@ -7,7 +7,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../lib/time.js';
 import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
-import { colorEnabled, isCI, type Env, type IO, type JobControl, type OutputStream } from './io.js';
+import { colorEnabled, isCI, isDumbTerminal, type Env, type IO, type JobControl, type OutputStream } from './io.js';
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
@@ -19,6 +19,8 @@ export interface ProgressOptions {
   env?: Env;
   /** Overrides the `CI` variable when given. */
   ci?: boolean;
+  /** A terminal that cannot move its cursor: overrides `TERM=dumb` in `env` when given. */
+  dumbTerminal?: boolean;
   format: OutputFormat;
   /** Timestamps for plain lines. Default: the system clock. */
   clock?: Pick<Clock, 'now'>;
@@ -60,10 +62,15 @@ export interface Progress {
   lineWidth: () => number | undefined;
 }
 
-/** Live block only when stderr is a TTY, output is not json/ndjson, and not in CI (docs/behaviour.md#output). */
-function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'format'>): boolean {
-  const ci = options.ci ?? isCI(options.env ?? {});
-  return !ci && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
+/**
+ * Live block only when stderr is a TTY that moves its cursor (not TERM=dumb), output is not json/ndjson, and not in CI
+ * (docs/behaviour.md#output).
+ */
+function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'dumbTerminal' | 'format'>): boolean {
+  const env = options.env ?? {};
+  const ci = options.ci ?? isCI(env);
+  const dumb = options.dumbTerminal ?? isDumbTerminal(env);
+  return !ci && !dumb && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
 }
 
 const plain: Paint = palette(false);

@@ -6,7 +6,7 @@
 import type { Redactor } from '../lib/redact.js';
 import type { Env } from '../lib/env.js';
 import { loadChalk } from './colour.js';
-import { colorEnabled, type IO } from './io.js';
+import { colorEnabled, isDumbTerminal, type IO } from './io.js';
 import type { Printer } from './printer.js';
 import { hintGlobals, type AccountFlags } from './hint-globals.js';
 
@@ -45,6 +45,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     quiet: options.quiet,
     redact: options.redact,
     ci,
+    dumbTerminal: isDumbTerminal(env),
     now: options.now,
     hints: hintGlobals(options.account ?? {}, options.jobFile),
     ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),

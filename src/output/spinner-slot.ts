@@ -11,8 +11,8 @@ import type { Spinner } from './spinner.js';
 export interface SpinnerSlotOptions {
   stream: OutputStream;
   clock: Pick<Clock, 'now'>;
-  /** CI mode: never a spinner. */
-  ci: boolean;
+  /** CI mode, or a terminal that cannot redraw a line (TERM=dumb): never a spinner. */
+  plain: boolean;
   /** The run's printer, asked when a spin starts: no spinner with -q or for json/ndjson; its colour on stderr. */
   printer: () => Pick<Printer, 'quiet' | 'format' | 'stderrColor'>;
 }
@@ -42,9 +42,9 @@ export class SpinnerSlot {
     };
     if (this.active) return work(say, this.active.live);
     const [{ startSpinner }, { isJsonFormat }] = await Promise.all([import('./spinner.js'), import('./format.js')]);
-    const { stream, ci } = this.options;
+    const { stream, plain } = this.options;
     const printer = this.options.printer();
-    const enabled = !ci && !printer.quiet && !isJsonFormat(printer.format);
+    const enabled = !plain && !printer.quiet && !isJsonFormat(printer.format);
     const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
     if (!spinner.live) return work(say, false);
     this.active = spinner;

@@ -57,6 +57,8 @@ export interface ConfigStore {
   profile: (name: string) => Profile;
   profileNames: () => string[];
   set: <K extends keyof Profile>(profile: string, key: K, value: NonNullable<Profile[K]>) => Promise<void>;
+  /** Sets several values of one profile in one change of the file: all of them are written, or none. */
+  update: (profile: string, values: Partial<Profile>) => Promise<void>;
   unset: (profile: string, key: keyof Profile) => Promise<void>;
 }
 
@@ -167,9 +169,9 @@ function updateConfig(
   }
 }
 
-function withValue(data: ConfigFile, profile: string, key: keyof Profile, value: unknown): ConfigFile {
+function withValues(data: ConfigFile, profile: string, values: Partial<Profile>): ConfigFile {
   const profiles = new Map(data.profiles);
-  return { profiles: profiles.set(profile, { ...data.profiles.get(profile), [key]: value }) };
+  return { profiles: profiles.set(profile, { ...data.profiles.get(profile), ...values }) };
 }
 
 function withoutValue(data: ConfigFile, profile: string, key: keyof Profile): ConfigFile {
@@ -200,7 +202,11 @@ export function openConfig(
       profileNames: () => [...data.profiles.keys()],
       set: (profile, key, value) =>
         settled(() => {
-          data = updateConfig(dir, path, lockTimeoutMs, (current) => withValue(current, profile, key, value));
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withValues(current, profile, { [key]: value }));
+        }),
+      update: (profile, values) =>
+        settled(() => {
+          data = updateConfig(dir, path, lockTimeoutMs, (current) => withValues(current, profile, values));
         }),
       unset: (profile, key) =>
         settled(() => {

@@ -27,7 +27,7 @@ import { NotRegularFileError, readRegularEnds, readRegularPieces } from './atomi
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from './lock-file.js';
 import { JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
-import { writeAdvice } from './write-advice.js';
+import { writeAdvice, writeCause } from './write-advice.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
 const UNREADABLE_LINE = '(unreadable)';
@@ -108,11 +108,7 @@ export class JournalFile {
         });
       throw new UsageError(
         `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
-        writeAdvice(
-          error,
-          'pass a --journal path in another directory',
-          'Pass a --journal path in a writable directory.',
-        ),
+        openAdvice(error, existing),
       );
     }
     if (!fstatSync(fd).isFile()) {
@@ -153,14 +149,7 @@ export class JournalFile {
       if (error instanceof Reopen && attempt < 3)
         return JournalFile.open(path, lockOf, existing, onRecord, attempt + 1);
       if (error instanceof UsageError) throw error;
-      throw new UsageError(
-        `cannot open the journal ${path}: ${systemErrorWords(error)}`,
-        writeAdvice(
-          error,
-          'pass a --journal path in another directory',
-          'Pass a --journal path in a writable directory.',
-        ),
-      );
+      throw new UsageError(`cannot open the journal ${path}: ${systemErrorWords(error)}`, openAdvice(error, existing));
     }
   }
 
@@ -189,6 +178,23 @@ export class JournalFile {
     }
     this.count += records.length;
     for (const record of records) this.types.add(typeOf(record));
+  }
+
+  /** Its size in bytes now (where the next record starts). */
+  get size(): number {
+    if (this.fd === undefined) throw new Error('journal closed');
+    return fstatSync(this.fd).size;
+  }
+
+  /**
+   * Takes back the last `records` records, appended from byte `from` on (the file is then as it was before them), and
+   * fsyncs it: a record this run wrote that must not stand (hand-over.ts `handBack`).
+   */
+  cutBack(from: number, records: number): void {
+    if (this.fd === undefined) throw new Error('journal closed');
+    ftruncateSync(this.fd, from);
+    fsyncSync(this.fd);
+    this.count -= records;
   }
 
   /**
@@ -365,6 +371,22 @@ export const journalIo = {
 
 /** Why a file cannot be written that no retry fixes: a read-only file system, or no permission. */
 const UNWRITABLE: ReadonlySet<string> = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * The next step after a journal that cannot be opened: a create's is another `--journal` path; a `resume`'s (`existing`:
+ * the job's journal, which it cannot move, and which takes no `--journal`) is the same resume once the cause is gone.
+ */
+function openAdvice(error: unknown, existing: boolean): string {
+  if (!existing)
+    return writeAdvice(
+      error,
+      'pass a --journal path in another directory',
+      'Pass a --journal path in a writable directory.',
+    );
+  return writeCause(error) === 'full'
+    ? 'Free space there, then run the same resume again.'
+    : 'Check the disk and the directory permissions, then run the same resume again.';
+}
 
 /**
  * A job that started (its journal holds records) cannot be continued here: its journal, or one of its locks, cannot be

@@ -12,7 +12,7 @@ import { ExecQueue } from './exec-queue.js';
 import type { ExecJob, Reservation } from './exec-queue.js';
 import { forwardEvent } from './forward.js';
 import { describeEvent, type EventMeta, type ReceivedEvent } from './received.js';
-import { Spool } from './spool.js';
+import { Spool, SpoolMovedError } from './spool.js';
 
 /** Bytes of bodies the exec queue holds at most, whatever `--queue` says. */
 const QUEUE_MAX_BYTES = 8 * 1024 * 1024;
@@ -110,6 +110,7 @@ export class EventHandler {
       file,
       () => now() - DEDUPE_WINDOW_MS,
       () => this.seen.entries(),
+      log,
     );
     this.spool = opened.spool;
     for (const [key, at] of opened.seen) this.seen.add(key, at);
@@ -166,7 +167,7 @@ export class EventHandler {
         // Once a spell, not once per delivery: the file, why, and what to do; each delivery's own line says 500.
         if (!this.spoolFailing)
           this.settings.log(
-            `error: ${error.message}; answering 500 so the service delivers the events again. Free space there (or restart listen with --spool in another directory); until then each delivery of an event is printed again.`,
+            `error: ${error.message}; answering 500 so the service delivers the events again. ${error.advice}; until then each delivery of an event is printed again.`,
           );
         this.spoolFailing = true;
         this.counts.refused++;
@@ -275,9 +276,15 @@ function dedupeKey(raw: string, received: EventMeta): string {
   return simulated === undefined ? base : `${base}:simulated:${simulated}`;
 }
 
-/** A write to the spool file failed: its message names the file and the reason in words. */
+/** A write to the spool file failed: its message names the file and the reason in words; `advice`, what to do. */
 class SpoolWriteFailure extends Error {
+  readonly advice: string;
   constructor(file: string, cause: unknown) {
-    super(`cannot write the spool file ${file}: ${errorWords(cause)}`);
+    // The file moved, removed or replaced under the listener says it in its own words.
+    const moved = cause instanceof SpoolMovedError;
+    super(moved ? cause.message : `cannot write the spool file ${file}: ${errorWords(cause)}`);
+    this.advice = moved
+      ? (cause.hint ?? '').replace(/\.$/, '')
+      : 'Free space there (or restart listen with --spool in another directory)';
   }
 }

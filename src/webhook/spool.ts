@@ -16,17 +16,22 @@
  * and before the replace the old file gets a last line naming the spool's path and that token. A listener given a file
  * with such a line is refused only where its events went on: the path names another file that starts with the token.
  * A listener killed between that line and the replace leaves it in the live spool, naming itself, or nothing once the
- * stopped spool was moved: read as the spool, never refused with a hint to remove the only copy. Before that rewrite,
- * a file moved away from the name its running listener holds is not met (its lock records no identity of the file,
- * which each rewrite changes): docs/behaviour.md says to move a spool only once its listener stopped.
+ * stopped spool was moved: read as the spool, never refused with a hint to remove the only copy, but with a warning
+ * naming the path (a copy of a spool moved or removed since looks the same). A copy (cp) carries no mark: it is read
+ * as a spool, its events run again (at least once, never lost).
+ *
+ * While the listener runs, each write first compares the open file with the path (fstat against lstat): a spool moved
+ * away or removed is written again at its path with all it holds, the old file marked as replaced; another file put
+ * there is never written over (the line is refused, so its event is not acknowledged); a file taken over by a
+ * listener on the name it was moved to is left to that listener.
  *
  * Lines: `{"e":id,"k":key,"at":ms,"l":label,"n":name,"t":taskId,"r":raw,"m":1}` (an event for --exec; `m` when
  * simulated),
- * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"spool":token}` (the
- * first line: the spool's token, random, kept by every rewrite), `{"to":path,"spool":token}` (this file was replaced:
+ * `{"s":key,"at":ms}` (an event handled without a command), `{"d":id}` (its command finished), `{"spool":token,"at":path}` (the
+ * first line: the spool's token, random, kept by every rewrite, and the absolute path it was written at), `{"to":path,"spool":token}` (this file was replaced:
  * the spool went on at `path`, absolute, in a file starting with `token`).
  */
-import { closeSync, constants, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
@@ -62,7 +67,8 @@ export interface OpenedSpool {
 interface Line {
   e?: number;
   k?: string;
-  at?: number;
+  /** When an event was seen (ms); in the first line, the path the spool was written at. */
+  at?: number | string;
   l?: string;
   n?: string | undefined;
   t?: string | undefined;
@@ -103,18 +109,26 @@ export class Spool {
    * file starts with it, and the mark left in the file it replaces names it.
    */
   private token: string | undefined;
+  /** Only while opening: the path its first line says the file was written at (none before it said one). */
+  private writtenAt: string | undefined;
 
   private constructor(
     private readonly file: string,
     private nextId: number,
     private readonly horizon: () => number,
+    private readonly log: (line: string) => void,
   ) {}
 
   /**
    * Reads what a previous run left, rewrites it compactly, and opens it for appending. `keys` gives the duplicate
    * filter's keys for later rewrites (so the spool keeps no second copy of them).
    */
-  static async open(file: string, horizon: () => number, keys: () => Array<[string, number]>): Promise<OpenedSpool> {
+  static async open(
+    file: string,
+    horizon: () => number,
+    keys: () => Array<[string, number]>,
+    log: (line: string) => void = () => undefined,
+  ): Promise<OpenedSpool> {
     // Its directory made by the guarded walk, which cannot spin (docs/behaviour.md#files).
     const problem = makeDirectory(dirname(file));
     if (problem)
@@ -124,7 +138,7 @@ export class Spool {
       );
     const lock = lockSpool(file);
     try {
-      return await Spool.openLocked(file, lock, horizon, keys);
+      return await Spool.openLocked(file, lock, horizon, keys, log);
     } catch (error) {
       lock.release();
       throw error;
@@ -136,8 +150,9 @@ export class Spool {
     lock: HeldLock,
     horizon: () => number,
     keys: () => Array<[string, number]>,
+    log: (line: string) => void,
   ): Promise<OpenedSpool> {
-    const spool = new Spool(file, 1, horizon);
+    const spool = new Spool(file, 1, horizon, log);
     // Open before anything is read: a name given to the file from now on keeps the mark of the rewrite below.
     spool.handle = await openToMark(file);
     try {
@@ -187,8 +202,20 @@ export class Spool {
       }
       this.apply(line);
     });
-    refuseReplacedCopy(file, this.replacedBy);
+    const warning = refuseReplacedCopy(file, this.replacedBy) ?? this.copyWarning(file);
+    if (warning !== undefined) this.log(warning);
     return goodBytes;
+  }
+
+  /**
+   * A file written at another path that still holds a file starting with this spool's token: a copy (cp), read as a
+   * spool (it cannot be told from the spool itself with a stale copy put back at its path), and said.
+   */
+  private copyWarning(file: string): string | undefined {
+    const at = this.writtenAt;
+    if (at === undefined || this.token === undefined || resolve(file) === at || sameFile(at, file)) return undefined;
+    if (!startsWithToken(at, this.token)) return undefined; // moved, or another spool there now
+    return `warning: the spool file ${file} is a copy of the spool ${at} (it starts with the same token): read as a spool, so its events may run a second time; if ${at} is that spool, stop, remove ${file} and pass --spool ${at}`;
   }
 
   /** An event that will run a command; resolves with its spool id once on disk. */
@@ -221,7 +248,11 @@ export class Spool {
   async close(): Promise<void> {
     await this.chain.catch(() => undefined);
     try {
-      await this.rewrite();
+      const place = await this.place();
+      if (place === 'here') await this.rewrite();
+      else if (place === 'again') await this.writeAgain();
+      else if (place === 'other' && this.pending.size > 0) throw this.owedElsewhere();
+      // Taken over by a listener on the name it was moved to: its events went on there.
     } finally {
       await this.handle?.close();
       this.handle = undefined;
@@ -253,6 +284,7 @@ export class Spool {
       // A mark with no token proves nothing: never a refusal.
       if (typeof line.spool === 'string') this.replacedBy.push({ to: line.to, token: line.spool });
     } else if (typeof line.spool === 'string') {
+      if (this.token === undefined && typeof line.at === 'string') this.writtenAt = line.at;
       this.token ??= line.spool;
     }
   }
@@ -268,7 +300,8 @@ export class Spool {
       lines.push(JSON.stringify(jobLine(p)));
     }
     this.token ??= randomHex(8);
-    const text = [JSON.stringify({ spool: this.token }), ...lines].map((l) => `${l}\n`).join('');
+    const head = JSON.stringify({ spool: this.token, at: resolve(this.file) });
+    const text = [head, ...lines].map((l) => `${l}\n`).join('');
     try {
       if (this.handle) {
         // The file about to be replaced says where the spool went on: on disk before the replace, so no kill in
@@ -279,11 +312,108 @@ export class Spool {
         await this.handle.close();
       }
       writeFileAtomicSync(this.file, text);
-      this.handle = await open(this.file, 'a', 0o600);
+      // Read too: the mark of a listener that took the file over (moved while this one ran) is looked for past its lines.
+      this.handle = await open(this.file, 'a+', 0o600);
     } catch (error) {
       throw new UsageError(`cannot write the spool file ${this.file}: ${systemErrorWords(error)}`, spoolAdvice(error));
     }
     this.written = Buffer.byteLength(text);
+  }
+
+  /**
+   * Before a line is written: the file open is still the one at the spool's path. One moved away (mv) or removed (rm)
+   * while the listener runs would keep the events acknowledged from now on where the user does not look, or nowhere
+   * once removed: the spool is written again at its path with all it holds (the old file gets the mark of a replace,
+   * so a listener started on the name it was moved to is refused). Another file put at the path is never written
+   * over, and a file taken over by a listener on its new name is left to it: the line is refused (its event not
+   * acknowledged, so the service delivers it again).
+   */
+  private async keepAtPath(): Promise<void> {
+    const place = await this.place();
+    if (place === 'here') return;
+    if (place === 'again') return this.writeAgain();
+    if (place === 'other') throw this.replacedError();
+    throw new SpoolMovedError(
+      `the spool file ${this.file} was moved to ${place.takenAt} while listening, and another listener took it over there`,
+      `Stop this listener: its events went on with that one (--spool ${shellWord(place.takenAt)}).`,
+    );
+  }
+
+  /**
+   * Where the open file stands against the spool's path: `here` (the same file), `again` (nothing there, or a copy of
+   * this spool: it starts with its token; written again there), `other` (another file: never written over), or taken
+   * over by a listener on the name it was moved to (the mark of that listener's replace, appended past what this one
+   * wrote, names it).
+   */
+  private async place(): Promise<'here' | 'again' | 'other' | { takenAt: string }> {
+    const handle = this.handle;
+    if (!handle) return 'here';
+    const mine = await handle.stat({ bigint: true });
+    let there: { ino: bigint; dev: bigint } | undefined;
+    try {
+      there = lstatSync(this.file, { bigint: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    }
+    if (there?.ino === mine.ino && there.dev === mine.dev) return 'here';
+    const takenAt = await this.takenAt(handle, Number(mine.size));
+    if (takenAt !== undefined) return { takenAt };
+    if (there === undefined || (this.token !== undefined && startsWithToken(this.file, this.token))) return 'again';
+    return 'other';
+  }
+
+  /** The path a listener that took this file over wrote in its mark, past the bytes this one wrote; if any. */
+  private async takenAt(handle: FileHandle, size: number): Promise<string | undefined> {
+    if (size <= this.written || this.token === undefined) return undefined;
+    const length = Math.min(size - this.written, 64 * 1024);
+    const tail = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(tail, 0, length, this.written);
+    const own = resolve(this.file);
+    let at: string | undefined;
+    for (const text of tail.subarray(0, bytesRead).toString('utf8').split('\n')) {
+      try {
+        const line = JSON.parse(text) as Line;
+        if (typeof line.to === 'string' && line.spool === this.token && line.to !== own) at = line.to;
+      } catch {
+        // not a mark
+      }
+    }
+    return at;
+  }
+
+  /** The spool written again at its path (after a mv or rm while listening), said once per time. */
+  private async writeAgain(): Promise<void> {
+    makeDirectory(dirname(this.file)); // removed with its directory: the rewrite says so if it cannot be made
+    await this.rewrite();
+    this.log(
+      `warning: the spool file ${this.file} was moved away or removed while listening: written again there with the ` +
+        `${this.pending.size} event(s) it owes; a file it was moved to is an earlier copy now (remove it)`,
+    );
+  }
+
+  private replacedError(): SpoolMovedError {
+    return new SpoolMovedError(
+      `the spool file ${this.file} was replaced by another file while listening; that file is left as it is`,
+      `Move ${shellWord(this.file)} away: the listener then writes its spool there again (or stop it and pass another --spool).`,
+    );
+  }
+
+  /** At the stop, another file at the spool's path: where the events still owed are, the file this listener kept. */
+  private owedElsewhere(): SpoolMovedError {
+    const { message } = this.replacedError();
+    const count = this.pending.size;
+    const where = this.handle ? nameOfOpenFile(this.handle.fd) : undefined;
+    if (where !== undefined)
+      return new SpoolMovedError(
+        `${message}; ${count} event(s) whose command did not finish are in ${where}`,
+        `Pass --spool ${shellWord(where)} to run them.`,
+      );
+    const labels = [...this.pending.values()].slice(0, 5).map((p) => p.label);
+    return new SpoolMovedError(
+      `${message}; ${count} event(s) whose command did not finish were kept in a file removed since: ${labels.join(', ')}${count > labels.length ? ', …' : ''}`,
+      'Run their commands by hand, or have the service deliver them again.',
+    );
   }
 
   /** Appends one line; resolves when it (and the lines batched with it) is fdatasynced. */
@@ -295,8 +425,9 @@ export class Spool {
         .catch(() => undefined)
         .then(async () => {
           this.batch = undefined;
+          if (!this.handle) throw new Error('the spool file is closed');
+          await this.keepAtPath();
           const handle = this.handle;
-          if (!handle) throw new Error('the spool file is closed');
           const text = batch.join('');
           await handle.write(text);
           await handle.datasync();
@@ -306,6 +437,19 @@ export class Spool {
     }
     this.batch.push(`${line}\n`);
     return this.chain;
+  }
+}
+
+/** The spool's file is not at its path any more (moved, removed, replaced while its listener ran): exit 2, in words. */
+export class SpoolMovedError extends UsageError {}
+
+/** The path an open file has now (Linux's /proc), or undefined: unknown, or removed. */
+function nameOfOpenFile(fd: number): string | undefined {
+  try {
+    const name = readlinkSync(`/proc/self/fd/${fd}`);
+    return name.startsWith('/') && !name.endsWith(' (deleted)') ? name : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -326,15 +470,25 @@ async function openToMark(file: string): Promise<FileHandle | undefined> {
  * A file some listener replaced (its `to` lines name where the spool went on) is a copy of events that listener
  * kept: run here they would run twice. Exit 2 naming the spool, but only when the file named is another file that
  * starts with the spool's token, as the file the replace put there did: the events went on there. A mark naming this
- * very file, or a path where no such file is (a listener killed between its mark and its replace, the file moved
- * since; or the spool moved or removed since), proves nothing, and this file is read as the spool: refused, it
- * would be removed by the hint with the only copy of its events.
+ * very file proves nothing (a listener killed between its mark and its replace). A mark naming a path where no such
+ * file is cannot tell a copy of a spool moved or removed since from the spool itself, killed between its mark and
+ * its replace, then moved: this file is read as the spool (refused, it would be removed by the hint with the only
+ * copy of its events), and the warning returned names that path.
  */
-function refuseReplacedCopy(file: string, replacedBy: ReadonlyArray<{ to: string; token: string }>): void {
-  const spool = [...replacedBy]
-    .reverse()
-    .find(({ to, token }) => !sameFile(to, file) && startsWithToken(to, token))?.to;
-  if (spool === undefined) return;
+function refuseReplacedCopy(
+  file: string,
+  replacedBy: ReadonlyArray<{ to: string; token: string }>,
+): string | undefined {
+  const elsewhere = replacedBy.filter(({ to }) => !sameFile(to, file));
+  const spool = [...elsewhere].reverse().find(({ to, token }) => startsWithToken(to, token))?.to;
+  if (spool === undefined) {
+    // Its events went on at a path that holds them no more: a copy of a spool moved or removed since, or the spool
+    // itself (its listener killed between the mark and the replace, then moved). Not told apart: read, and said.
+    const gone = elsewhere.at(-1)?.to;
+    return gone === undefined
+      ? undefined
+      : `warning: the spool file ${file} was replaced by its listener at ${gone}, which no longer holds that spool (moved or removed since): read as the spool, so its events may run a second time; if ${gone} was moved, stop and pass its new name to --spool, then remove ${file}`;
+  }
   throw new UsageError(
     `the spool file ${file} is an earlier copy of the spool ${spool}, which its listener replaced while ${file} named it too; nothing was read or run`,
     `Its events went on in ${spool}: pass --spool ${shellWord(spool)}, and remove ${shellWord(file)}.`,
@@ -343,17 +497,21 @@ function refuseReplacedCopy(file: string, replacedBy: ReadonlyArray<{ to: string
 
 /**
  * Whether `path` is a regular file (not followed if a symbolic link, never a FIFO waited on) whose first line is
- * `{"spool":token}`, as every rewrite of that spool writes it.
+ * `{"spool":token,"at":path}` (`{"spool":token}` before it said its path), as every rewrite of that spool writes it.
  */
 function startsWithToken(path: string, token: string): boolean {
-  const first = `${JSON.stringify({ spool: token })}\n`;
   let fd: number | undefined;
   try {
     if (!lstatSync(path).isFile()) return false;
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const head = Buffer.alloc(Buffer.byteLength(first));
+    // The token, and the path it was written at (at most PATH_MAX bytes, escaped).
+    const head = Buffer.alloc(16 * 1024);
     const read = readSync(fd, head, 0, head.length, 0);
-    return head.subarray(0, read).toString('utf8') === first;
+    const text = head.subarray(0, read).toString('utf8');
+    const end = text.indexOf('\n');
+    if (end < 0) return false;
+    const first = JSON.parse(text.slice(0, end)) as Line;
+    return first.spool === token && first.to === undefined;
   } catch {
     return false;
   } finally {

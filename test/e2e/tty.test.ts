@@ -93,9 +93,9 @@ describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux'
   }, 60_000);
 });
 
-// CI on a terminal: what is shown is decided from the environment and the stream's being a terminal, so it is
+// CI (or TERM=dumb) on a terminal: what is shown is decided from the environment and the stream's being a terminal, so it is
 // rendered in process (a sandbox on a virtual clock shared with the command), side by side with the tests above.
-describe('in CI, on a terminal', { concurrent: true }, () => {
+describe('in CI or TERM=dumb, on a terminal', { concurrent: true }, () => {
   /** `create --wait` of 8 items (200 ms each, virtual) with both streams terminals and `env`. */
   async function inCI(env: Record<string, string | undefined>) {
     // A sandbox of this test's own, closed by it: the harness closes its sandboxes after each test, which a test
@@ -121,6 +121,15 @@ describe('in CI, on a terminal', { concurrent: true }, () => {
     const finished = result.stdout + result.stderr;
     expect(result.code, result.stderr).toBe(0);
     expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ task \d+ (pending|processing) items \d\/8/m);
+    expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed items 8\/8/m);
+    expect(finished).not.toMatch(SPINNER_FRAME);
+    expect(finished).not.toContain('\x1b');
+  });
+
+  it('TERM=dumb (a terminal that cannot move its cursor), not CI: lines as in a pipe, no live block', async () => {
+    const result = await inCI({ TERM: 'dumb' });
+    const finished = result.stdout + result.stderr;
+    expect(result.code, result.stderr).toBe(0);
     expect(finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ✓ task \d+ completed items 8\/8/m);
     expect(finished).not.toMatch(SPINNER_FRAME);
     expect(finished).not.toContain('\x1b');

@@ -12,7 +12,7 @@ import type { Printer } from '../../output/printer.js';
 import { fitToStream } from '../../output/width.js';
 import { RunFiles } from '../../store/sorted-runs.js';
 import type { Capabilities } from '../capabilities.js';
-import { DiffTally, walkSides } from './compare.js';
+import { DiffTally, walkSides, type Change } from './compare.js';
 import { readJournal } from './journal-side.js';
 import { ChangeOutput } from './print.js';
 import { addTask, readFile, SideItems, unfinishedNote } from './side-items.js';
@@ -180,13 +180,18 @@ async function compare(
   };
   const walk = async (printer: Printer) => {
     const output = new ChangeOutput(printer, mode, (text) => fitToStream(text, ctx.io.stdout), idsOnly(ctx.globals));
+    // The first change settles the outcome before it is written: a reader that goes away after it (`| head -1`) ends
+    // the run with 15, never 0, which would say the two sides are the same.
+    const emit = (change: Change) => {
+      if (ctx.exitCode !== ExitCode.differ) ctx.exitCode = ExitCode.differ;
+      output.write(change);
+    };
     try {
-      await walkSides(a.sorted.sorted(), b.sorted.sorted(), { fields, tally, emit: output.write, pause });
+      await walkSides(a.sorted.sorted(), b.sorted.sorted(), { fields, tally, emit, pause });
     } catch (error) {
       await output.abort();
       throw error;
     }
-    if (tally.changed > 0) ctx.exitCode = ExitCode.differ;
     await output.end(tally);
   };
   if (ctx.printer.format === 'table' && !idsOnly(ctx.globals)) await ctx.paged(walk);

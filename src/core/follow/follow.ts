@@ -8,7 +8,8 @@ import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, isWorking, itemCounts, sameCreation, taskPhase } from '../../lib/task-state.js';
+import { isTerminal, isWorking, itemCounts, sameCreation, taskPhase, taskSucceeded } from '../../lib/task-state.js';
+import { parseTimestamp } from '../../lib/timestamp.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import { counted } from '../../output/plural.js';
@@ -107,8 +108,16 @@ export interface FollowOptions {
    * budget). A display says why nothing is read.
    */
   onRateLimitHold?: (untilMs: number) => void;
-  /** After each round: requests it made, and the round's budget (⌈due/100⌉ + 1; discovery reads come on top). */
-  onRound?: (stats: { requests: number; budget: number }) => void;
+  /**
+   * After each round: requests it made, the round's budget (⌈due/100⌉ + 1; discovery reads come on top), and how many
+   * tasks the follow holds (followed, and remembered as seen).
+   */
+  onRound?: (stats: { requests: number; budget: number; remembered: number }) => void;
+  /**
+   * 'all-unfinished': the most finished tasks remembered as seen, the newest by creation (REMEMBERED_FINISHED); one
+   * older than those is known by its creation time (see `forgotten`).
+   */
+  rememberFinished?: number;
 }
 
 export interface FollowResult {
@@ -164,6 +173,15 @@ function newWalk(): PageWalkGuard<Task> {
   return new PageWalkGuard<Task>('GET /tasks');
 }
 
+/**
+ * 'all-unfinished': the most finished tasks remembered as seen, the newest by creation, besides the tasks followed
+ * (docs/behaviour.md#what-watch-keeps): as many as the page walks' own bound, so a task shown again is known for one
+ * seen before as long as fewer than this many newer ones were seen after it.
+ */
+const REMEMBERED_FINISHED = 10_000;
+/** 'all-unfinished': the finished tasks kept for the result (the last ones; the task-id cache keeps fewer). */
+const RESULT_FINISHED = 100;
+
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
 /** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
@@ -177,10 +195,21 @@ class Follower {
   private readonly watched = new Map<number, Watched>();
   private readonly watchAll: boolean;
   /**
-   * 'all-unfinished': every id seen in the listing, finished or not, with its `created_at`: a service that restarts
-   * numbers its tasks from 1 again, and a known id with another creation time is a new task.
+   * 'all-unfinished': the ids seen in the listing with their `created_at` (a service that restarts numbers its tasks
+   * from 1 again, and a known id with another creation time is a new task): every task followed, and the newest
+   * `rememberFinished` of the others (`prune`); the older ones are told by `forgotten`.
    */
   private readonly known = new Map<number, string>();
+  /** The latest creation time (epoch ms) `prune` forgot: a finished task created no later is one seen before. */
+  private forgottenUntil = -Infinity;
+  /** The same for forgotten tasks whose `created_at` is no timestamp: the highest id forgotten. */
+  private forgottenIdsUntil = -Infinity;
+  /** Tasks seen in the listing, each once (what `known` counted before it forgot any). */
+  private listed = 0;
+  /** 'all-unfinished': the last RESULT_FINISHED tasks that finished, followed no more. */
+  private finished: Task[] = [];
+  /** 'all-unfinished': the first task that ended without completing, and the first completed without succeeding. */
+  private readonly verdicts = new Map<'ended' | 'unsuccessful', Task>();
   private initialScanDone = false;
   /** Tasks discovered so far (a discovery that found none backs off). */
   private discovered = 0;
@@ -309,7 +338,11 @@ class Follower {
       // One last round exactly when the tolerance runs out, so the follow never gives up later than it must.
       this.backoffUntil = Math.min(now + delay, giveUpAt);
     } finally {
-      this.options.onRound?.({ requests: this.roundRequests, budget: this.currentBudget });
+      this.options.onRound?.({
+        requests: this.roundRequests,
+        budget: this.currentBudget,
+        remembered: this.known.size + this.watched.size,
+      });
     }
   }
 
@@ -401,7 +434,7 @@ class Follower {
   }
 
   private unseenInListing(): number {
-    return Math.max(0, (this.totalCount ?? 0) - this.known.size);
+    return Math.max(0, (this.totalCount ?? 0) - this.listed);
   }
 
   /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
@@ -420,7 +453,8 @@ class Follower {
     }
     for (const w of this.watched.values())
       if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
-    this.pages.recordPage(page, meta, here);
+    // A task that finished on this page is followed no more: its page is not worth knowing.
+    this.pages.recordPage(page, meta, here, (id) => this.watched.has(id));
   }
 
   private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {
@@ -455,7 +489,7 @@ class Follower {
   private unwatch(id: number): void {
     this.watched.delete(id);
     this.timers.delete(id);
-    this.pages.forget(id);
+    this.pages.drop(id);
   }
 
   /** Counts the request and lets Ctrl-C end the wait at once rather than after the request's own timeout. */
@@ -505,12 +539,61 @@ class Follower {
   private discoverTask(task: Task, now: number): void {
     const created = this.known.get(task.id);
     if (created === task.created_at) return;
+    if (created === undefined && isTerminal(task) && this.forgotten(task)) return;
+    if (created === undefined) this.listed++;
     this.known.set(task.id, task.created_at);
     this.discovered++;
     // The id named another task before (a restarted service): the old one is gone, the new one is followed afresh.
     if (created !== undefined) this.unwatch(task.id);
-    if (!this.initialScanDone && isTerminal(task)) return;
+    if (!this.initialScanDone && isTerminal(task)) {
+      this.prune();
+      return;
+    }
     this.addWatched(task.id, now);
+  }
+
+  /**
+   * A finished task not remembered that was seen before: created no later than a task `prune` forgot (it forgets the
+   * oldest first), so more than `rememberFinished` tasks created after it were seen since. A task the watch never saw
+   * is taken for it only when that many newer ones were seen before it (docs/behaviour.md#what-watch-keeps). A task
+   * not finished is never one of them: only finished tasks are forgotten, and a finished task stays finished.
+   */
+  private forgotten(task: Task): boolean {
+    const at = parseTimestamp(task.created_at);
+    return at === undefined ? task.id <= this.forgottenIdsUntil : at <= this.forgottenUntil;
+  }
+
+  /**
+   * Keeps the tasks remembered but not followed to `rememberFinished`, the newest by creation (those without a
+   * timestamp as the oldest, by id): forgotten a quarter at a time, so the sort is paid once per that many tasks.
+   */
+  private prune(): void {
+    const keep = this.options.rememberFinished ?? REMEMBERED_FINISHED;
+    if (this.known.size - this.watched.size <= keep + Math.ceil(keep / 4)) return;
+    const idle: Array<{ id: number; at: number | undefined }> = [];
+    for (const [id, created] of this.known) if (!this.watched.has(id)) idle.push({ id, at: parseTimestamp(created) });
+    idle.sort((a, b) => (a.at ?? -Infinity) - (b.at ?? -Infinity) || a.id - b.id);
+    for (const { id, at } of idle.slice(0, idle.length - keep)) {
+      this.known.delete(id);
+      if (at === undefined) this.forgottenIdsUntil = Math.max(this.forgottenIdsUntil, id);
+      else this.forgottenUntil = Math.max(this.forgottenUntil, at);
+    }
+  }
+
+  /**
+   * 'all-unfinished': a task followed to its end (its last line reported) is followed no more. Its id stays among the
+   * remembered (`known`); the result keeps the last few, and those that decide the exit code (outcome.ts).
+   */
+  private retire(w: Watched, task: Task): void {
+    this.watched.delete(w.id);
+    this.pages.drop(w.id);
+    this.finished.push(task);
+    if (this.finished.length > 2 * RESULT_FINISHED) this.finished = this.finished.slice(-RESULT_FINISHED);
+    const phase = taskPhase(task);
+    if (phase === 'ended' && !this.verdicts.has('ended')) this.verdicts.set('ended', task);
+    if (phase === 'completed' && !taskSucceeded(task) && !this.verdicts.has('unsuccessful'))
+      this.verdicts.set('unsuccessful', task);
+    this.prune();
   }
 
   private addWatched(id: number, now: number): void {
@@ -568,6 +651,7 @@ class Follower {
     if (this.reached(task)) {
       w.settled = true;
       this.timers.delete(w.id);
+      if (this.watchAll) this.retire(w, task);
     }
   }
 
@@ -613,7 +697,10 @@ class Follower {
   }
 
   private result(reason: FollowReason, why?: 'tolerance' | 'deadline'): FollowResult {
-    const all = [...this.watched.values()];
+    const all: Array<{ id: number; task?: Task | undefined }> = [...this.watched.values()];
+    // The tasks followed no more: the last ones, and those the exit code needs (each once).
+    const retired = new Set([...this.verdicts.values(), ...this.finished.slice(-RESULT_FINISHED)]);
+    for (const task of retired) all.push({ id: task.id, task });
     if (this.watchAll) all.sort((a, b) => a.id - b.id);
     const tasks: Task[] = [];
     const unfinished: number[] = [];

@@ -165,14 +165,23 @@ export class PageKnowledge {
     return this.searchedPages;
   }
 
-  /** Records a page read: where each watched task on it is, and the listing's size. */
-  recordPage(page: number, meta: PageMeta, watchedIds: Iterable<number>): void {
+  /**
+   * Records a page read: where each watched task on it is (those `stillWatched` says are: a task that finished there is
+   * not kept; it still counts as a hit for the search order), and the listing's size.
+   */
+  recordPage(
+    page: number,
+    meta: PageMeta,
+    watchedIds: Iterable<number>,
+    stillWatched: (id: number) => boolean = () => true,
+  ): void {
     this.totalPages = meta.total_pages;
     let hits = 0;
     for (const id of watchedIds) {
+      hits++;
+      if (!stillWatched(id)) continue;
       this.pages.set(id, page);
       this.unlisted.delete(id);
-      hits++;
     }
     this.searchedPages.set(page, hits);
   }
@@ -180,6 +189,12 @@ export class PageKnowledge {
   /** The task was not on the page it was last seen on (the listing moved). */
   forget(id: number): void {
     this.pages.delete(id);
+  }
+
+  /** The task is watched no more: nothing about it is kept. */
+  drop(id: number): void {
+    this.pages.delete(id);
+    this.unlisted.delete(id);
   }
 
   /**

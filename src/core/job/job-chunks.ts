@@ -11,7 +11,8 @@ import { resumeCommand } from '../submit/resume-command.js';
 import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets, sameCreation } from '../../lib/task-state.js';
-import { DATE_CLOCK_SPREAD_MS, parseTimestampWithResolution } from '../server-time.js';
+import { parseTimestampWithResolution } from '../../lib/timestamp.js';
+import { DATE_CLOCK_SPREAD_MS } from '../server-time.js';
 
 /**
  * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send
@@ -96,8 +97,8 @@ export function checkChunkTask(
     file: string;
     service: string;
     refused?: readonly unknown[];
-    /** The caller is `resume`, which records a lost chunk itself (job-journal.ts `lost`): its hint says so. */
-    recordsLost?: boolean;
+    /** The job's chunks without a task yet (its resume sends or settles them before its --wait reads any). */
+    unfinished?: readonly number[];
   },
   chunk: CreatedChunk,
   task: Task,
@@ -106,13 +107,15 @@ export function checkChunkTask(
   if (problem === undefined) return;
   // A read command only reads (docs/behaviour.md#the-jobs-own-claims): `resume` records the chunk lost.
   if (problem.reissued) {
-    const record =
-      job.recordsLost === true
-        ? ' Nothing was sent; this job now records it lost (`taskctl jobs` counts it so).'
-        : ` Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost): ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`;
+    // An unfinished job's resume sends its chunks left before its --wait reads the others: the hint says so.
+    const left = job.unfinished?.length ?? 0;
+    const how =
+      left === 0
+        ? ''
+        : ` its resume records it, after it sends the ${counted(left, 'chunk')} not sent yet (or settles those in doubt; at their price, once confirmed):`;
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more.${record}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
     );
   }
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's

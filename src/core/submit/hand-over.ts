@@ -11,7 +11,9 @@
  * record on, the stopped job's `resume` follows the re-run's journal (settle.ts), adopting its chunk's task, or saying
  * to settle that job first, and never sends the items itself; the second spares it that read. A re-run that stopped
  * before sending leaves a void cover (`coverStands`): its walk may not have reached the stopped job's own task, so that
- * job settles the chunk itself.
+ * job settles the chunk itself. One the balance refused before its first POST keeps no job (or its own as it was): the
+ * task it reused is not recorded, nor given to the stopped job (the second record, held with it: job-journal.ts), and
+ * its first record is taken back (`handBack`), so that journal is as it was.
  *
  * What this does not make safe: the stopped request may have made a task already, and the re-run's walk is then the
  * only look for it (the stopped job's resume no longer scans for it). A task that walk does not take (not listed yet,
@@ -70,8 +72,17 @@ function underLocks<T>(env: Env, id: string, act: (file: JournalFile, state: Job
   }
 }
 
-/** Chunk `from.chunk` of job `from.journal`, still in doubt, becomes chunk `to` of the re-run's job. */
-export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
+/** Where a hand-over's record went in the stopped job's journal: its bytes `from` to `to` (`handBack`). */
+export interface HandedRecord {
+  from: number;
+  to: number;
+}
+
+/**
+ * Chunk `from.chunk` of job `from.journal`, still in doubt, becomes chunk `to` of the re-run's job. `wrote`: told where
+ * the record went, when this call wrote it.
+ */
+export function handOver(env: Env, from: LedgerJob, to: Cover, wrote?: (record: HandedRecord) => void): HandOver {
   const result = underLocks(env, from.journal, (file, state): HandOver => {
     const chunk = state.chunks.get(from.chunk);
     if (state.done || !chunk?.send || chunk.task || chunk.refused !== undefined) return 'void';
@@ -81,6 +92,7 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
     // re-run's walk for that chunk would not reach, and a superseded job never checks its chunks itself again.
     const whole =
       to.chunk === from.chunk && !otherInDoubt(state, from.chunk) && sameChunking(state.job, coveringJob(env, to.job));
+    const start = file.size;
     file.append({
       type: 'unknown',
       chunk: from.chunk,
@@ -88,9 +100,24 @@ export function handOver(env: Env, from: LedgerJob, to: Cover): HandOver {
       reason: `its items were taken over by job ${to.job} (its chunk ${to.chunk}) once this request could no longer land${whole ? '; that job is this one again (the same items, the same chunks): it creates them all' : ''}`,
       covered_by: whole ? { ...to, whole } : to,
     });
+    wrote?.({ from: start, to: file.size });
     return whole ? 'whole' : 'handed';
   });
   return result ?? 'void';
+}
+
+/**
+ * The re-run that was handed chunk `from.chunk` is refused by the balance before its first POST and keeps no job: the
+ * hand-over's record (`handed`) is taken back, so that job's journal is byte for byte as it was. Only while it is still
+ * the journal's last record (nothing written after it: a `resume` of that job that went on since keeps it, a void
+ * cover, `coverStands`); a journal held by a live run, or that cannot be written, keeps it the same way.
+ */
+export function handBack(env: Env, from: LedgerJob, to: Cover, handed: HandedRecord): void {
+  underLocks(env, from.journal, (file, state) => {
+    const chunk = state.chunks.get(from.chunk);
+    if (chunk?.task || chunk?.coveredBy?.job !== to.job || chunk.coveredBy.chunk !== to.chunk) return;
+    if (file.size === handed.to) file.cutBack(handed.from, 1);
+  });
 }
 
 /** The re-run has its task: the handed chunk is that task (skipped when a run holds that job: it reads ours). */

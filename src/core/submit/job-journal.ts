@@ -84,12 +84,14 @@ export class JobJournal implements ChunkObserver {
       ...(dispatch.serverOffsetLow !== undefined && { server_offset: Math.floor(dispatch.serverOffsetLow) }),
     };
     this.file.append(send);
-    this.state.chunks.set(chunk.index, { send });
+    // Sent again by the user's word: the next exit 9 of the chunk does not offer it again.
+    const resent = this.state.chunks.get(chunk.index)?.resentByUser === true && { resentByUser: true as const };
+    this.state.chunks.set(chunk.index, { send, ...resent });
     this.state.sent = true;
     crashPoint(this.env, 'sent', chunk.index);
   }
 
-  created(chunk: PlannedChunk, task: Task, how: How): void {
+  created(chunk: PlannedChunk, task: Task, how: How, covers?: () => void): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
       const at = task.created_at;
@@ -102,6 +104,7 @@ export class JobJournal implements ChunkObserver {
         created_at: at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      covers?.();
       return;
     }
     crashPoint(this.env, 'answered', index);
@@ -115,8 +118,11 @@ export class JobJournal implements ChunkObserver {
         created_at: task.created_at,
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
+      // Then the stopped jobs' chunks it covers are given it: this run's record, that their covers name, comes first.
+      covers?.();
     };
-    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was.
+    // A task reused before the guard judged the balance: the run may yet be refused there, leaving the job as it was
+    // (and the stopped jobs whose chunks it covers: they are not given a task of a job that is not kept).
     if (how === 'reused' && !this.past) this.held.push(record);
     else {
       this.goingOn();
@@ -182,11 +188,20 @@ export class JobJournal implements ChunkObserver {
    * run that meets the id finds it again.
    */
   lost(chunk: number, seen: { id: number; created_at: string }): void {
-    const known = this.state.chunks.get(chunk);
-    if (known?.task?.id !== seen.id || known.lost === true) return;
-    known.lost = true;
-    this.lostSet.add(chunk);
-    this.recordFinding({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+    this.lostAll([{ chunk, seen }]);
+  }
+
+  /** Chunks found lost together (`resume --wait` reads every earlier chunk's task): their records in one write. */
+  lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>): void {
+    const records: Array<Record<string, unknown>> = [];
+    for (const { chunk, seen } of found) {
+      const known = this.state.chunks.get(chunk);
+      if (known?.task?.id !== seen.id || known.lost === true) continue;
+      known.lost = true;
+      this.lostSet.add(chunk);
+      records.push({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+    }
+    if (records.length > 0) this.recordFinding(...records);
   }
 
   /**
@@ -202,10 +217,13 @@ export class JobJournal implements ChunkObserver {
     this.recordFinding({ type: 'found', chunk, task });
   }
 
-  /** A `lost` or `found` record (`appendKeepingDone`); a disk that cannot take it leaves the finding to the next run. */
-  private recordFinding(record: Record<string, unknown>): void {
+  /**
+   * `lost` or `found` records, all in one write (`appendKeepingDone`: a finished journal's last line stays its `done`);
+   * a disk that cannot take them leaves the finding to the next run.
+   */
+  private recordFinding(...records: Array<Record<string, unknown>>): void {
     try {
-      this.appendKeepingDone(record);
+      this.appendKeepingDone(...records);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
     }
@@ -224,6 +242,23 @@ export class JobJournal implements ChunkObserver {
       this.appendKeepingDone({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at }),
     );
     this.setTask(chunk, { id, cost, how: 'created', created_at });
+  }
+
+  /**
+   * `resume --adopt CHUNK=ID` of a task chunk `holder` names too, by a claim nothing could check (own-claims.ts
+   * `unchecked`): the user's word that it is this chunk's, the service having given its id out again. Chunk `holder`'s
+   * task is then lost (journal-records.ts `lost`): not counted as created, never sent again.
+   */
+  adoptedOver(chunk: number, holder: number, task: { id: number; cost: number; created_at: string }): void {
+    const known = this.state.chunks.get(holder);
+    if (known?.task?.id === task.id && known.lost !== true) {
+      known.lost = true;
+      this.lostSet.add(holder);
+      this.byUser('', () =>
+        this.file.append({ type: 'lost', chunk: holder, task: task.id, created_at: task.created_at }),
+      );
+    }
+    this.adopted(chunk, task);
   }
 
   /** A settlement by the user's word: recorded at once past the money guard, else held until the run goes on. */
@@ -299,7 +334,11 @@ export class JobJournal implements ChunkObserver {
     this.byUser(` --resend ${chunk}`, () =>
       this.file.append({ type: 'reconciled', chunk, task: null, cost: 0, by: 'user' }),
     );
-    this.state.chunks.set(chunk, {});
+    this.state.chunks.set(chunk, { resentByUser: true });
+  }
+
+  resentByUser(chunk: number): boolean {
+    return this.state.chunks.get(chunk)?.resentByUser === true;
   }
 
   private setTask(chunk: number, task: { id: number; cost: number; how: How; created_at?: string }): void {

@@ -184,6 +184,11 @@ interface ChunkState {
    * chunk still has it (never sent again), but it is not counted as created (`taskctl jobs`, `resume`'s summary).
    */
   lost?: true;
+  /**
+   * Sent again by the user's word (`resume --resend`, a `reconciled` record by the user with no task): exit 9 offers it
+   * once, so hints followed as printed pay for the chunk at most once more (settle.ts `unsureHint`).
+   */
+  resentByUser?: true;
   /** The candidates exit 9 has named for its send so far: the user has been told to look at them. */
   named?: number[];
   /** The service refused its items (its words): never sent again; `resume --skip-refused` leaves it without a task. */
@@ -423,7 +428,10 @@ export class JobFold {
       this.cut(record.chunk, chunk);
     } else if (record.type === 'reconciled') {
       // Nothing created: to be sent, unless the service refused its items.
-      state.chunks.set(record.chunk, record.refused === undefined ? {} : { refused: record.refused });
+      state.chunks.set(
+        record.chunk,
+        record.refused !== undefined ? { refused: record.refused } : record.by === 'user' ? { resentByUser: true } : {},
+      );
     } else {
       chunk.named = [...(chunk.named ?? []), ...record.candidates]; // exit 9 told the user to look at these
       if (record.covered_by) chunk.coveredBy = record.covered_by;

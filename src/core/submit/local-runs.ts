@@ -16,6 +16,7 @@ import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
 import type { CreateLedger, Intent, LedgerEntry, LedgerJob } from '../../store/ledger.js';
+import type { HandedRecord } from './hand-over.js';
 import { systemErrorWords } from '../../errors.js';
 
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
@@ -35,6 +36,10 @@ export class LocalCreates {
    * and given the task, once this run has it.
    */
   private waitedFor: Array<{ job: LedgerJob; handed: boolean; whole: boolean }> = [];
+  /** The hand-over records this run wrote into stopped jobs' journals, in order (`withdraw` takes them back). */
+  private wrote: Array<{ job: LedgerJob; to: LedgerJob; record: HandedRecord }> = [];
+  /** A POST of this run left (its entry written first: `begin`): what it handed over stands from then on. */
+  private posted = false;
   /** This run's own job and chunk, when it is one (`reserve`): what a stopped job's chunk is handed to. */
   private own: LedgerJob | undefined;
   /** hand-over.ts, loaded by the first `reserve` (only a create that may reuse hands a chunk over). */
@@ -80,6 +85,8 @@ export class LocalCreates {
   /** Written before the POST leaves; undefined when the ledger cannot be used (warned once). */
   begin(service: string, items: readonly string[], job?: LedgerJob, sentAt?: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;
+    this.posted = true;
+    this.wrote = [];
     const intent = { ...this.intentOf(this.account, service, items), job, sentAt };
     const reserved = this.reserved;
     this.reserved = undefined;
@@ -215,7 +222,11 @@ export class LocalCreates {
       if (seen.has(key)) continue;
       seen.add(key);
       const result =
-        own === undefined ? 'void' : handing.handOver(this.ctx.env, job, { job: own.journal, chunk: own.chunk });
+        own === undefined
+          ? 'void'
+          : handing.handOver(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, (record) =>
+              this.wrote.push({ job, to: own, record }),
+            );
       if (result === 'held') {
         this.waitedFor = [];
         return 'held';
@@ -273,28 +284,47 @@ export class LocalCreates {
     // Only a claim refuses a task the service answered with: an identical request still out cannot have made it.
     const claim = this.attempt(() => ledger.claim(entry, task, () => false));
     if (claim === undefined || claim.ok) {
-      this.covered(task);
+      this.covered(task)(); // past its POST: nothing of this run is held back any more
       return undefined;
     }
     return claim.by.run === ledger.run ? 'this run' : 'another run';
   }
 
   /**
-   * This run has its task for the items of a stopped job's chunk in doubt: a chunk handed to this run (hand-over.ts)
-   * is given the task in its journal; one that could not be handed (this run is no job, or that journal cannot be
+   * This run has its task for the items of a stopped job's chunk in doubt: returns what records it, run when this run
+   * records that task (at once past its first POST; a task reused before it is held until the balance is judged, and
+   * dropped when the balance refuses the run: job-journal.ts `created`). A chunk handed to this run (hand-over.ts) is
+   * given the task in its journal; one that could not be handed (this run is no job, or that journal cannot be
    * written) is named, as its own `resume` does not know this task (its window ended before it).
    */
-  covered(task: { id: number; cost: number }): void {
+  covered(task: { id: number; cost: number }): () => void {
     const covering = this.waitedFor;
     const own = this.own;
+    const handing = this.handing;
     this.waitedFor = [];
-    for (const { job, handed, whole } of covering) {
-      if (handed && own !== undefined)
-        this.handing?.coverDone(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, task);
-      this.ctx.printer.notice(
-        `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${whole ? `, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${job.journal}\` continues this run` : handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
-      );
-    }
+    return () => {
+      for (const { job, handed, whole } of covering) {
+        if (handed && own !== undefined)
+          handing?.coverDone(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, task);
+        this.ctx.printer.notice(
+          `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${whole ? `, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${job.journal}\` continues this run` : handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
+        );
+      }
+    };
+  }
+
+  /**
+   * The balance refused this run before its first POST: it keeps no job (or its job as it was), so what it handed over
+   * is taken back from the stopped jobs' journals, latest first (hand-over.ts `handBack`), each left as it was. Once a
+   * POST of this run left, nothing is taken back.
+   */
+  withdraw(): void {
+    const { handing, wrote } = this;
+    this.wrote = [];
+    this.waitedFor = [];
+    if (this.posted || !handing) return;
+    for (const { job, to, record } of wrote.reverse())
+      handing.handBack(this.ctx.env, job, { job: to.journal, chunk: to.chunk }, record);
   }
 
   unknown(entry: LedgerEntry | undefined, closedAt?: number): void {

@@ -180,6 +180,13 @@ function lostWhy(result: Exclude<MatchResult, { kind: 'found' }>): string {
       const named = `${one ? 'task' : 'tasks'} ${result.unlisted.join(', ')}`;
       return `${named} (same service and number of items, created in the window in which it could have been processed) may be this request's: the service does not list ${one ? 'its' : 'their'} items in full, so it cannot be told`;
     }
+    case 'untold':
+      return result.untold
+        .map(
+          ({ id, chunk }) =>
+            `task ${id} (same service and number of items, created in the window in which it could have been processed) may be this request's, and chunk ${chunk} of this job names task ${id} too: the journal keeps nothing to tell them apart (written by an earlier version, it has no items digest or creation time for chunk ${chunk}'s task)`,
+        )
+        .join('; ');
     case 'unread':
       return `the task list could not be read to find out${result.why ? ` (${result.why})` : ''}`;
     default:

@@ -10,7 +10,7 @@
  */
 import type { Claims, TaskFacts } from '../reconcile.js';
 import { chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
-import { sameCreation } from '../../lib/task-state.js';
+import { listedTargets, sameCreation } from '../../lib/task-state.js';
 
 /** One claim: the task's id and what was recorded of it. */
 export interface OwnClaim {
@@ -46,7 +46,26 @@ export function ownClaims(
       if (found !== undefined) for (const claim of held) if (claim.chunk !== undefined) found(claim);
       return held.length > 0;
     },
+    untold: (task) => {
+      const holding = (byId.get(task.id) ?? []).filter((claim) => holds(claim, task));
+      if (holding.length === 0 || holding.some((claim) => !unchecked(claim, task))) return undefined;
+      return holding[0]?.chunk?.chunk.chunk;
+    },
   };
+}
+
+/**
+ * Whether `claim`, a journal's chunk, names `task` only because nothing recorded of its task can be checked against it:
+ * no creation time (journals before it was kept), and no items digest (journals before it was kept) or a task whose
+ * items are not listed in full. Its service, size and send are then all that speak, and a task given the id again
+ * after the service's ids started again passes them. A claim of no chunk (a retry's own tasks, this run's answers)
+ * holds on its own terms.
+ */
+function unchecked(claim: OwnClaim, task: TaskFacts): boolean {
+  const chunk = claim.chunk?.chunk;
+  if (chunk === undefined || claim.read !== undefined) return false;
+  if (claim.created_at !== undefined || chunk.created_at !== undefined) return false;
+  return chunk.digest === undefined || listedTargets(task) === undefined;
 }
 
 /**
@@ -67,6 +86,7 @@ export function withIds(claims: Claims, more: Iterable<number>): Claims {
   return {
     ids: new Set([...claims.ids, ...extra]),
     holds: (task) => extra.has(task.id) || claims.holds(task),
+    untold: (task) => (extra.has(task.id) ? undefined : claims.untold?.(task)),
   };
 }
 

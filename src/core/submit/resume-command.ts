@@ -31,8 +31,9 @@ export interface JobRef {
  * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
  * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them, the window reaching back to the job's
  * start while its last journal is gone and not forgotten (`gone`); `more`, flags after them. A job started further back
- * than any window reaches (a year) has no such resume: the one that goes on forgets the gone journal, and words after
- * the command say what that buys again, and the other way (the journal put back).
+ * than any window reaches (a year) has no such resume: the one that goes on forgets the gone journal, and words before
+ * the command say what that buys again, and the other way (the journal put back); the command is then on a line of its
+ * own, so that line pastes as it is.
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
@@ -41,7 +42,8 @@ export function resumeCommand(job: JobRef, more = ''): string {
   const gone = job.gone === undefined ? '' : window === undefined ? FORGET : ` --reuse-window ${window}`;
   const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
   if (job.gone === undefined || window !== undefined) return command;
-  return `${command} (${tooOld(job.gone.path)}: it buys again whatever that run created of the chunks left; or put that journal back and drop${FORGET})`;
+  // The words first, the command alone on the last line: the line pastes into a shell as it is.
+  return `${tooOld(job.gone.path)}: the resume below buys again whatever that run created of the chunks left (or put that journal back and drop${FORGET}):\n${command}`;
 }
 
 const FORGET = ' --forget-gone-journal';

@@ -57,8 +57,10 @@ export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinc
     if (state === undefined) continue;
     const startedMs = Date.parse(state.job.created_at);
     if (!(startedMs >= sinceMs)) continue;
-    if (store.runner(stored.id, stored.path) !== undefined) continue;
+    // The work first: only a job this run could continue has its lock read (an odd file at another job's lock, a
+    // FIFO, is that job's trouble, not this create's).
     if (!sameWork(store, state, job, items)) continue;
+    if (store.runner(stored.id, stored.path) !== undefined) continue;
     found.push({ id: stored.id, path: stored.path, startedMs });
   }
   return found.sort((a, b) => b.startedMs - a.startedMs || (a.id < b.id ? 1 : -1));

@@ -30,7 +30,7 @@ import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
 import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
-import { unsureHint } from './settle.js';
+import { taskHolders, unsureHint } from './settle.js';
 import {
   resumeCommand,
   type JobRef,
@@ -120,7 +120,8 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        plan.input.observer?.created(chunk, outcome.task, outcome.how);
+        if (plan.input.observer) plan.input.observer.created(chunk, outcome.task, outcome.how, outcome.covers);
+        else outcome.covers?.();
         name();
         ctx.cache.rememberTasks([outcome.task]);
         // A chunk an earlier run created whose task the service no longer has is not counted as created.
@@ -135,6 +136,8 @@ export async function sendChunks(
       let error = caught;
       try {
         plan.input.observer?.ended(error instanceof BalanceError);
+        // Nor does what it handed over of stopped jobs' chunks stand (a no-op once a POST of this run left).
+        if (error instanceof BalanceError) plan.state.local.withdraw();
         name();
       } catch (writeError) {
         error = writeError;
@@ -159,7 +162,13 @@ export async function sendChunks(
           flight.chunk !== undefined &&
           error instanceof CreateUnknownError &&
           error.candidates.length > 0
-            ? unsureHint(stoppedJob, flight.chunk.index, error.candidates)
+            ? unsureHint(
+                stoppedJob,
+                flight.chunk.index,
+                error.candidates,
+                taskHolders(plan.done),
+                plan.input.observer?.resentByUser?.(flight.chunk.index) === true,
+              )
             : undefined,
         unjournaled: job === undefined && total > 1 ? () => unjournaledHint(plan, total, flight, error) : undefined,
       });

@@ -15,6 +15,7 @@ import {
   CreateUnknownError,
   InterruptedBeforeSendError,
   InterruptedError,
+  RateLimitError,
   ReuseUnsearchedError,
 } from '../../errors.js';
 import { AUTH_HINT } from '../../api/api-errors.js';
@@ -209,7 +210,7 @@ async function lookBefore(
         return reuse.seen;
       }
       const task = reuse.match.task;
-      local.covered(task);
+      const covers = local.covered(task);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
       const reach = waited
         ? `found back to the send of the stopped run above, --reuse-window ${formatDuration(window)} or before`
@@ -221,7 +222,7 @@ async function lookBefore(
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );
-      return { task, how: 'reused', items: items.length };
+      return { task, how: 'reused', items: items.length, covers };
     }
     // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
     // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
@@ -230,11 +231,12 @@ async function lookBefore(
     const snapshot = () => reconcile.takeSnapshot(budgeted, match, ctx.clock, ctx.signal, serverClock);
     return await snapshot()
       .catch((error: unknown) => {
-        if (ctx.signal.aborted) throw error;
+        // A 429 is the service refusing this key, not a slow list: the POST would be refused too (or wait as long).
+        if (ctx.signal.aborted || error instanceof RateLimitError) throw error;
         return snapshot(); // an unreadable 2xx is not resent by the client: one more try
       })
       .catch((error: unknown): Snapshot => {
-        if (ctx.signal.aborted) throw error;
+        if (ctx.signal.aborted || error instanceof RateLimitError) throw error;
         // No evidence of what existed: the create goes ahead, and a lost answer can only end in exit 9.
         return { ids: new Set<number>(), complete: false };
       });

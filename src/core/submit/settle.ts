@@ -16,6 +16,7 @@ type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service,
 import { AuthError, CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
+import { isDumbTerminal } from '../../output/io.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
@@ -24,12 +25,16 @@ import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
-import { foundClaim, holds, lostClaim, ownClaims } from './own-claims.js';
+import { foundClaim, holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
   /** `replaces`: the task the journal gives the chunk, when it has one (adopted again only if that one cannot be it). */
-  adopt: Array<{ chunk: number; id: number; text: string; replaces?: number | undefined }>;
+  /**
+   * `holder`: another chunk whose task is this id by a claim nothing can check (own-claims.ts `unchecked`): adopted
+   * only if, read, the task is still that claim's for want of proof alone; that chunk's task is then counted lost.
+   */
+  adopt: Array<{ chunk: number; id: number; text: string; replaces?: number | undefined; holder?: number }>;
   resend: number[];
 }
 
@@ -52,18 +57,25 @@ export function parseUserSettlement(
     if (!match) throw new UsageError(`--adopt ${JSON.stringify(text)}: expected CHUNK=TASK_ID, e.g. --adopt 7=1234`);
     const id = Number(match[2]);
     const chunk = parseChunk(match[1] ?? '', '--adopt', { journal, job }, true);
-    const holder = [...journal.done.entries()].find(([, done]) => done.task.id === id)?.[0];
-    if (holder !== undefined)
+    const [holder, held] = [...journal.done.entries()].find(([, done]) => done.task.id === id) ?? [];
+    // A claim with no creation time may be checkable by nothing: the task is read, and judged, before it is refused.
+    const uncheckable = held?.claim?.chunk !== undefined && !hasCreation(held.claim);
+    if (holder !== undefined && (holder === chunk || !uncheckable))
       throw new UsageError(
         holder === chunk
           ? `--adopt ${text}: task ${id} is chunk ${chunk}'s already; nothing to adopt`
-          : `--adopt ${text}: task ${id} is already chunk ${holder}'s`,
+          : alreadyHeld(text, id, holder),
       );
-    return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id };
+    return { chunk, id, text, replaces: journal.done.get(chunk)?.task.id, ...(holder !== undefined && { holder }) };
   });
   const resend = (options.resend ?? []).map((text) => parseChunk(text.trim(), '--resend', { journal, job }));
   return { adopt, resend };
 }
+
+const alreadyHeld = (text: string, id: number, holder: number) =>
+  `--adopt ${text}: task ${id} is already chunk ${holder}'s`;
+
+const hasCreation = (claim: OwnClaim) => claim.created_at !== undefined || claim.chunk?.chunk.created_at !== undefined;
 
 /**
  * `withTask`: a chunk that has a task may be named too (`--adopt`: settled only if that task cannot be the chunk's).
@@ -151,7 +163,7 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
 
 async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   const { journal, user } = doubt;
-  for (const { chunk, id, text, replaces } of user.adopt) {
+  for (const { chunk, id, text, replaces, holder } of user.adopt) {
     if (replaces !== undefined && (await recordedFits(api, doubt, chunk, replaces))) {
       throw new UsageError(
         `--adopt ${text}: chunk ${chunk} is not in doubt (it is task ${replaces}, which holds its items)`,
@@ -160,10 +172,17 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
     }
     // Read, so that the job's cost counts it and a task that cannot be this chunk's is refused (a typo in the id).
     const task = await api.getTask(id);
+    if (holder !== undefined) {
+      // Another chunk's claim on the id: set aside by the user's word only where nothing can check it.
+      const claim = journal.done.get(holder)?.claim;
+      if (claim === undefined || ownClaims([claim]).untold?.(task) !== holder)
+        throw new UsageError(alreadyHeld(text, id, holder));
+    }
     const refusal = (await adoptRefusal(ctx, doubt, { chunk, task })) ?? claimRefusal(state, doubt, chunk, task);
     if (refusal !== undefined)
       throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
-    journal.adopted(chunk, task);
+    if (holder === undefined) journal.adopted(chunk, task);
+    else journal.adoptedOver(chunk, holder, task);
     (state.settled ??= []).push(task);
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
@@ -438,7 +457,7 @@ async function settleByScan(
   journal.unknown(planned, seen, why);
   throw new CreateUnknownError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) may have been created: ${why}${chunk.resendAsked ? '; it was not sent again' : ''}`,
-    unsureHint(selfOf(doubt), index, seen),
+    unsureHint(selfOf(doubt), index, seen, taskHolders(journal.done), journal.resentByUser(index)),
   );
 }
 
@@ -459,13 +478,38 @@ function keyRefused(
   );
 }
 
-/** Exit 9's next step: the candidates to look at, then `--adopt` (`--resend` only if none is the chunk's); else later. */
-export function unsureHint(job: JobRef, index: number, ids: readonly number[]): string {
+/**
+ * Exit 9's next step: the candidates to look at, then `--adopt` (`--resend` only if none is the chunk's); else later.
+ * `holders`: the job's chunks with a task, by task id. A candidate another chunk names (its claim unchecked: own-claims.ts
+ * `unchecked`) is that chunk's or this one's: `--adopt` takes it for this one and counts that chunk's task lost.
+ */
+export function unsureHint(
+  job: JobRef,
+  index: number,
+  ids: readonly number[],
+  holders: ReadonlyMap<number, number> = new Map(),
+  resent = false,
+): string {
   if (ids.length === 0) return `Try again later: ${resumeCommand(job)}`;
   const [only] = ids;
+  const holder = only === undefined ? undefined : holders.get(only);
+  if (ids.length === 1 && holder !== undefined && holder !== index) {
+    const adopt = `If it holds chunk ${index}'s items, the service's ids started again: ${resumeCommand(job, ` --adopt ${index}=${only}`)} (chunk ${holder}'s task is then counted lost, not bought again)`;
+    // Sent again once by the user's word already: not offered twice (each would pay for the chunk once more).
+    return resent
+      ? `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too, and chunk ${index} was sent again once (--resend). ${adopt}.`
+      : `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too. ${adopt}; if not: ${resumeCommand(job, ` --resend ${index}`)}`;
+  }
   return ids.length === 1
     ? `Look at it (taskctl show ${only}), then: ${resumeCommand(job, ` --adopt ${index}=${only}`)}, or --resend ${index} if it is not this chunk's.`
     : `Look at them (taskctl show ${ids.join(' ')}), then: ${resumeCommand(job, ` --adopt ${index}=ID`)}, or --resend ${index} if none is this chunk's.`;
+}
+
+/** The job's chunks with a task, by task id (unsureHint `holders`). */
+export function taskHolders(done: ReadonlyMap<number, { task: { id: number } }>): Map<number, number> {
+  const holders = new Map<number, number>();
+  for (const [chunk, { task }] of done) if (!holders.has(task.id)) holders.set(task.id, chunk);
+  return holders;
 }
 
 /**
@@ -479,7 +523,7 @@ async function watched<T>(
   check: (horizon: (until: number, late: boolean) => void) => Promise<T>,
 ): Promise<T> {
   const { startCountdown } = await import('../../output/countdown.js');
-  const live = ctx.io.stderr.isTTY === true && !ctx.ci;
+  const live = ctx.io.stderr.isTTY === true && !ctx.ci && !isDumbTerminal(ctx.env);
   let countdown: { stop: () => void } | undefined;
   const horizon = (until: number, late: boolean) => {
     const text = late

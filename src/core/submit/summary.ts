@@ -3,7 +3,15 @@
  * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, ExitCode, JournalWriteError } from '../../errors.js';
+import {
+  CliError,
+  ExitCode,
+  JournalWriteError,
+  MalformedResponseError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { counted, formatCount } from '../items/clean.js';
@@ -67,51 +75,111 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
-  const verify = job === undefined ? undefined : earlierChunks(ctx, end, job);
-  await waitNamingTasks(
-    ctx,
-    // Every chunk's task, the lost ones too: their check is exit 8 (`earlierChunks`), never a job waited for whole.
-    every.map((o) => o.task.id),
-    { ...(options as WaitOptions), ...byJob, ...(verify !== undefined && { verify }) },
-    now.map((o) => o.task),
-  );
-  // Items the server never took cannot have completed: however the tasks ended, that is not a clean success.
-  if (short && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+  // A chunk recorded lost is not waited for; its id is read once, in case its own task is back (`foundAgain`).
+  if (job !== undefined) await foundAgain(ctx, end, lost);
+  const check = job === undefined ? undefined : earlierChunks(end, job, lost);
+  try {
+    await waitNamingTasks(
+      ctx,
+      // Every chunk's task but those recorded lost (their ids name other tasks): a task found lost now is exit 8.
+      [...end.done.entries(), ...end.outcomes.entries()]
+        .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
+        .sort(([a], [b]) => a - b)
+        .map(([, o]) => o.task.id),
+      { ...(options as WaitOptions), ...byJob, ...(check !== undefined && { verify: check.verify }) },
+      now.map((o) => o.task),
+    );
+  } finally {
+    check?.record();
+  }
+  // Items the server never took cannot have completed, nor can those of a chunk lost: not a clean success.
+  if ((short || lost.size > 0) && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
 }
 
 /**
  * The check of an earlier run's chunk against the task its id names now, as `wait --job` checks each (exit 8): the
- * service may have given the id to another task since (its ids started again), even to one of this run's chunks.
+ * service may have given the id to another task since (its ids started again), even to one of this run's chunks. The
+ * chunks found lost are recorded all together (one write, `record`) once every earlier chunk's task was read, or the
+ * wait ended, then the wait ends in exit 8 naming them; chunks recorded lost already (`lost`) are not read again.
  */
-function earlierChunks(ctx: Pick<Output, 'printer'>, end: Finished, job: JobRef): ((task: Task) => void) | undefined {
+function earlierChunks(
+  end: Finished,
+  job: JobRef,
+  lost: ReadonlySet<number>,
+): { verify: (task: Task) => void; record: () => void } | undefined {
   const chunks = new Map<number, Array<{ service: string; chunk: CreatedChunk }>>();
   for (const [index, done] of end.done) {
     const facts = done.claim?.chunk;
-    if (facts === undefined || end.outcomes.has(index)) continue;
+    if (facts === undefined || end.outcomes.has(index) || lost.has(index)) continue;
     chunks.set(facts.chunk.task, [...(chunks.get(facts.chunk.task) ?? []), facts]);
   }
   if (chunks.size === 0) return undefined;
-  /** The chunks recorded lost so far: one whose own task shows again is found. */
-  const lost = new Set(end.input.observer?.lostChunks?.());
-  return (task) => {
-    for (const { service, chunk } of chunks.get(task.id) ?? []) {
-      // The journal is still this run's: a chunk found lost is recorded there (job-journal.ts `lost`) before the exit 8.
-      if (lostProof({ service }, chunk, task)) end.input.observer?.lost?.(chunk.chunk, task);
-      else if (lost.has(chunk.chunk) && chunkTaskProblem({ service }, chunk, task) === undefined) {
-        // Its own task is back under its id (the service's tasks restored): recorded, and counted as created again.
-        lost.delete(chunk.chunk);
-        end.input.observer?.found?.(chunk.chunk, task.id);
-        ctx.printer.info(`chunk ${chunk.chunk}: task ${task.id} is on the service again, as the job recorded it`);
-      }
-      const refused = job.refused === true ? ['refused'] : [];
-      checkChunkTask(
-        { file: job.id, service, refused, recordsLost: end.input.observer?.lost !== undefined },
-        chunk,
-        task,
-      );
-    }
+  const unread = new Set(chunks.keys());
+  const found: Array<{ chunk: number; seen: Task }> = [];
+  // The journal is still this run's: the chunks found lost are recorded there (job-journal.ts `lostAll`).
+  const record = () => {
+    if (found.length > 0) end.input.observer?.lostAll?.(found.splice(0).sort((a, b) => a.chunk - b.chunk));
   };
+  const verify = (task: Task) => {
+    unread.delete(task.id);
+    for (const { service, chunk } of chunks.get(task.id) ?? []) {
+      if (lostProof({ service }, chunk, task)) found.push({ chunk: chunk.chunk, seen: task });
+      else {
+        try {
+          checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
+        } catch (error) {
+          record();
+          throw error;
+        }
+      }
+    }
+    if (unread.size > 0 || found.length === 0) return;
+    const lostNow = found.map(({ chunk }) => chunk).sort((a, b) => a - b);
+    record();
+    throw new LostChunksError(
+      lostWords(lostNow, job.id).replace(
+        `of job ${job.id}:`,
+        `of job ${job.id} (recorded in the job: \`taskctl jobs\` counts ${lostNow.length === 1 ? 'it' : 'them'} lost):`,
+      ),
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} Its other tasks (the chunks lost are not read again): ${resumeCommand(job, ' --wait')}`,
+    );
+  };
+  return { verify, record };
 }
+
+/**
+ * The chunks recorded lost (an earlier run's), each one's id read once before `--wait` waits for the others: its own
+ * task under it again (the service got its tasks back: nothing tells it from the chunk's) is recorded found
+ * (`ChunkObserver.found`), said, and waited for with the others; any other answer (another task, none, an outage) leaves
+ * it lost and not waited for.
+ */
+async function foundAgain(ctx: Finisher, end: Finished, lost: Set<number>): Promise<void> {
+  const observer = end.input.observer;
+  if (observer?.found === undefined) return;
+  const claims = [...lost].flatMap((chunk) => {
+    const facts = end.done.get(chunk)?.claim?.chunk;
+    return facts === undefined || end.outcomes.has(chunk) ? [] : [{ chunk, facts }];
+  });
+  if (claims.length === 0) return;
+  const api = await ctx.api();
+  for (const { chunk, facts } of claims) {
+    let task: Task;
+    try {
+      task = await api.getTask(facts.chunk.task);
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof UnavailableError || error instanceof RateLimitError)
+        continue;
+      throw error;
+    }
+    if (chunkTaskProblem({ service: facts.service }, facts.chunk, task) !== undefined) continue;
+    observer.found(chunk, task.id);
+    lost.delete(chunk);
+    ctx.printer.info(`chunk ${chunk}: task ${task.id} is on the service again, as the job recorded it`);
+  }
+}
+
+/** Chunks of the job found lost by `resume --wait`, recorded: its own hint says how to go on (no `wait --job`). */
+class LostChunksError extends MalformedResponseError {}
 
 /**
  * --wait after the tasks exist. A failure never hides them: 7, 8, 124 and 130 name them with the command to go on
@@ -127,6 +195,7 @@ async function waitNamingTasks(
     await waitForTasks(ctx, ids, options, known);
   } catch (error) {
     if (!(error instanceof CliError) || !UNFINISHED.has(error.exitCode) || ctx.ephemeralSandbox) throw error;
+    if (error instanceof LostChunksError) throw error;
     const created = ids.length <= LISTED_IDS ? ids.join(' ') : `${formatCount(ids.length)} tasks`;
     const resume = options.resumeCommand ?? `taskctl wait ${idArgs(ids)}`;
     const note = `${ids.length === 1 ? 'the task was' : 'the tasks were'} created (${created}): continue with \`${resume}\``;

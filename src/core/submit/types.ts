@@ -77,6 +77,11 @@ export interface Outcome {
   task: Task;
   how: How;
   items: number;
+  /**
+   * A reused task that covers stopped jobs' chunks in doubt: what gives it to them (local-runs.ts `covered`), run when
+   * this run records the task (`ChunkObserver.created`).
+   */
+  covers?: () => void;
 }
 
 /** A chunk with its task, from an earlier run of a journaled job: only what the journal keeps of the task. */
@@ -117,7 +122,8 @@ export interface Totals {
  */
 export interface ChunkObserver {
   sending: (chunk: PlannedChunk, dispatch: Dispatch) => void;
-  created: (chunk: PlannedChunk, task: Task, how: How) => void;
+  /** `covers`: what gives the task to stopped jobs' chunks it covers, run when the task is recorded (`Outcome`). */
+  created: (chunk: PlannedChunk, task: Task, how: How, covers?: () => void) => void;
   unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
   /** `refused`: the service refused the chunk's items (a 4xx naming them): sending them again is refused again. */
   notCreated: (chunk: PlannedChunk, why: string, refused?: boolean) => void;
@@ -142,8 +148,12 @@ export interface ChunkObserver {
    * (journal-records.ts `found`), and the chunk counts as created again.
    */
   found?: (chunk: number, task: number) => void;
+  /** Several chunks found lost at once: recorded in one write (`lost` for each, else). */
+  lostAll?: (found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>) => void;
   /** The chunks of `done` whose task the service no longer has, as known so far, in order: counted apart. */
   lostChunks?: () => number[];
+  /** Whether the user sent the chunk again by `resume --resend` (journal-records.ts ChunkState `resentByUser`). */
+  resentByUser?: (chunk: number) => boolean;
 }
 
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */

@@ -555,4 +555,34 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     // A burst of 4, then 36.5 s / 5 = 7.3 s a request (12 s, a minute's share, before).
     expect(sent.map((t) => t - T0)).toEqual([25_000, 25_000, 25_000, 25_000, 32_300]);
   });
+
+  it('a reset that moves forward with each answer (a minute after the latest) shows no shorter window: 0.6 s a request', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    const sent: number[] = [];
+    limiter.steady();
+    // 120 s of polling, one request a round as readyAt says, against a server of 100 a minute that states its reset
+    // (whole seconds) a minute after each answer.
+    while (clock.now() < T0 + 120_000) {
+      clock.nowMs = Math.max(clock.now(), limiter.readyAt(1, 4));
+      await limiter.acquire();
+      const now = clock.now();
+      sent.push(now);
+      const counted = sent.filter((t) => t > now - 60_000).length;
+      limiter.update({
+        limit: 100,
+        remaining: Math.max(0, 100 - counted),
+        resetAtMs: Math.ceil((now + 60_000) / 1000) * 1000,
+      });
+      limiter.release();
+    }
+    const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
+    // Each new reset came while the last one was still ~58 s ahead: the same window moved, not a 2 s one.
+    expect(limiter.budgetWords()).toBe('100 requests/min');
+    // A burst of 4, then the minute's even pace (it was 20 ms a request: 100 in the first 20 s, then a stall); the
+    // one longer hold is the server's own count at 0, to the reset it states (then a burst again).
+    expect(gaps.slice(3).filter((gap) => gap > 0 && gap < 600)).toEqual([]);
+    expect(gaps.filter((gap) => gap > 600)).toEqual([61_400]);
+    expect(sent.filter((t) => t < T0 + 20_000)).toHaveLength(4 + Math.ceil(20_000 / 600) - 1);
+  });
 });

@@ -259,7 +259,7 @@ export async function supersededJob(
 }
 
 /** Job `id` of `home`'s state directory dated `ms` back (its job record's `created_at`): a job started long before. */
-function startedBefore(home: string, id: string, ms: number): void {
+export function startedBefore(home: string, id: string, ms: number): void {
   const journal = join(home, 'state', 'jobs', `${id}.jsonl`);
   const [first = '', ...rest] = readFileSync(journal, 'utf8').split('\n');
   const job = JSON.parse(first) as { created_at: string };

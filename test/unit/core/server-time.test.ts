@@ -4,39 +4,12 @@ import {
   ANSWERED_MARGIN_MS,
   DATE_CLOCK_SPREAD_MS,
   inWindow,
-  parseTimestampWithResolution,
   ServerClock,
   stampedBefore,
   UNKNOWN_OFFSET_MS,
 } from '../../../src/core/server-time.js';
 // T0 (12:00:00.000Z) is the local clock's "now" in these tests.
 import { T0 } from '../clock.js';
-
-describe('parseTimestampWithResolution', () => {
-  it.each([
-    ['2025-01-15T12:00:00Z', T0, 1000],
-    ['2025-01-15T12:00:00.900Z', T0 + 900, 100],
-    ['2025-01-15T12:00:00.123Z', T0 + 123, 1],
-    ['2025-01-15T12:00:00.120Z', T0 + 120, 10],
-    ['2025-01-15T12:00:00.000Z', T0, 1000],
-    ['2025-01-15T12:00:00.123456Z', T0 + 123, 1],
-    ['2025-01-15T12:00:00.000001Z', T0, 1],
-    ['2025-01-15T12:00:00+00:00', T0, 1000],
-    ['2025-01-15T12:00:00.250+00:00', T0 + 250, 10],
-    ['2025-01-15T14:00:00+02:00', T0, 1000],
-    ['2025-01-15T07:30:00-0430', T0, 1000],
-    ['2025-01-15 12:00:00Z', T0, 1000],
-  ])('%s → ms and the resolution it shows', (text, ms, resolutionMs) => {
-    expect(parseTimestampWithResolution(text)).toEqual({ ms, resolutionMs });
-  });
-
-  it.each(['', 'yesterday', '2025-01-15', '2025-01-15T12:00:00', '2026-13-25T12:00:00Z', '2025-01-15T25:00:00Z'])(
-    'refuses %j (no zone, no time, out of range)',
-    (text) => {
-      expect(parseTimestampWithResolution(text)).toBeUndefined();
-    },
-  );
-});
 
 describe('ServerClock', () => {
   it('nothing observed: two minutes either way, and a resolution of 1 s', () => {

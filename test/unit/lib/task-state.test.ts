@@ -145,5 +145,7 @@ describe('stateEnteredAt', () => {
   it('is the fallback when that field is missing or not a timestamp', () => {
     expect(stateEnteredAt({ ...base, status: 'completed' }, 42)).toBe(42);
     expect(stateEnteredAt({ ...base, status: 'processing', started_at: 'soon' }, 42)).toBe(42);
+    // A time without a zone is not read as this machine's local time (hours off): it is no timestamp.
+    expect(stateEnteredAt({ ...base, status: 'completed', completed_at: '2026-01-01T10:02:00' }, 42)).toBe(42);
   });
 });

@@ -45,9 +45,10 @@ describe('plain-line progress', () => {
     expect(memory.stderr.text()).not.toContain(ESC);
   });
 
-  it('is used on a terminal when CI is set, or when the output is json/ndjson', () => {
+  it('is used on a terminal when CI is set, TERM=dumb (no cursor movement), or when the output is json/ndjson', () => {
     for (const options of [
       { env: { CI: 'true' }, format: 'table' as const },
+      { env: { TERM: 'dumb' }, format: 'table' as const },
       { env: {}, ci: true, format: 'table' as const },
       { env: {}, format: 'json' as const },
       { env: {}, format: 'ndjson' as const },

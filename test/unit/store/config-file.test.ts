@@ -95,6 +95,20 @@ describe('openConfig', () => {
     expect(reopened.profile('default')).toEqual({ 'confirm-above': 50 });
   });
 
+  it('update sets several values of one profile in one change, keeping its other values and the other profiles', async () => {
+    const config = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+    await config.set('default', 'output', 'json');
+    await config.set('work', 'api-key', 'sk_test_work');
+    await config.update('default', { 'base-url': 'https://api.example.com/api/v1', 'api-key': 'sk_test_1234' });
+    const reopened = await openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {});
+    expect(reopened.profile('default')).toEqual({
+      output: 'json',
+      'base-url': 'https://api.example.com/api/v1',
+      'api-key': 'sk_test_1234',
+    });
+    expect(reopened.profile('work')).toEqual({ 'api-key': 'sk_test_work' });
+  });
+
   it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])(
     'a profile named %s is an ordinary name: set, read back, reopened and unset',
     async (name) => {

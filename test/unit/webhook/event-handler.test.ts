@@ -1,5 +1,5 @@
 /** The one path of every event: what a failure on the way says, in words; when the spool marks an event seen. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,6 +77,40 @@ describe('EventHandler', () => {
     full = true;
     await events.handle(other, otherMeta, undefined);
     expect(logs.filter((line) => line === said)).toHaveLength(2);
+  });
+
+  it('an event whose spool was replaced by another file while listening is 500, in the words of that cause', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-events-'));
+    try {
+      const logs: string[] = [];
+      const events = handler(() => Promise.resolve(), logs);
+      const file = join(dir, 'ev.spool');
+      await events.openSpool(file);
+      renameSync(file, join(dir, 'ev2.spool'));
+      writeFileSync(file, 'not mine\n');
+      expect(await events.handle(raw, meta, undefined)).toEqual({
+        status: 500,
+        note: `task.completed task 5: not handled (the spool file ${file} was replaced by another file while listening; that file is left as it is)`,
+      });
+      expect(logs).toEqual([
+        `error: the spool file ${file} was replaced by another file while listening; that file is left as it is; ` +
+          'answering 500 so the service delivers the events again. ' +
+          `Move ${file} away: the listener then writes its spool there again (or stop it and pass another --spool); ` +
+          'until then each delivery of an event is printed again.',
+      ]);
+      // Moved away: the spool is written at its name again, and the redelivery is handed on.
+      rmSync(file);
+      expect(await events.handle(raw, meta, undefined)).toMatchObject({ status: 200 });
+      expect(logs.slice(1)).toEqual([
+        `warning: the spool file ${file} was moved away or removed while listening: written again there with the ` +
+          '0 event(s) it owes; a file it was moved to is an earlier copy now (remove it)',
+        `spool: ${file} is written again`,
+      ]);
+      expect(readFileSync(file, 'utf8')).toContain('"s":"5:task.completed"');
+      await events.spool?.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

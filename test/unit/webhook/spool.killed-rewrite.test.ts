@@ -159,14 +159,39 @@ describe('killed after the rename, the old file kept by a name given while the l
     await expect(open(other())).rejects.toMatchObject(refusal(other()));
   });
 
-  it('the spool moved or removed since: the other name is read (its events may run again), never refused', async () => {
-    await replacedUnderOtherName();
-    renameSync(spoolFile(), movedFile());
-    // Nothing at the path named proves where the events went: refusing would point at nothing and remove the
-    // file read; reading runs its events once more at worst (at least once).
-    await opensOwingK7(other());
-    await opensOwingK7(movedFile());
-  });
+  it.each([
+    ['moved', () => renameSync(spoolFile(), movedFile())],
+    ['removed', () => rmSync(spoolFile())],
+  ])(
+    'the spool %s since: the other name is read (its events may run again), never refused, and said',
+    async (_, gone) => {
+      await replacedUnderOtherName();
+      gone();
+      // Nothing at the path named proves where the events went: refusing would point at nothing and remove the
+      // file read; reading runs its events once more at worst (at least once), and the warning names that path.
+      const logs: string[] = [];
+      const { spool, pending } = await Spool.open(
+        other(),
+        () => 0,
+        () => [],
+        (line) => logs.push(line),
+      );
+      expect(pending.map((p) => p.key)).toEqual(['k7']);
+      expect(logs).toEqual([
+        `warning: the spool file ${other()} was replaced by its listener at ${spoolFile()}, which no longer holds that spool (moved or removed since): read as the spool, so its events may run a second time; if ${spoolFile()} was moved, stop and pass its new name to --spool, then remove ${other()}`,
+      ]);
+      await spool.close();
+      // Its own rewrite dropped the mark: said once, at the first start on it.
+      const again = await Spool.open(
+        other(),
+        () => 0,
+        () => [],
+        (line) => logs.push(line),
+      );
+      expect(logs).toHaveLength(1);
+      await again.spool.close();
+    },
+  );
 });
 
 describe('a mark that proves nothing', () => {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { journalLines, keepJournalLines } from '../journal-lines.js';
+import { jobStoppedAtChunk4, journalLines, keepJournalLines } from '../journal-lines.js';
 import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
@@ -56,14 +56,8 @@ async function createdJob(items: readonly string[]): Promise<{ job: string; jour
 }
 
 it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3 are lost; the summary and jobs say so', async () => {
-  const { job, journal } = await createdJob(ITEMS);
   // As if killed while chunk 4's request was in flight.
-  keepJournalLines(
-    journal,
-    (record) =>
-      record.type !== 'done' &&
-      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
-  );
+  const { job, journal } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
   restarted = await restartWithoutState(world);
   const resumed = await run(['resume', job, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);
@@ -111,16 +105,45 @@ it('a finished job, its ids given to other tasks: show/wait --job say so and wri
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3 }));
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(8);
-  // It recorded it itself: its hint does not send the user to run it again.
-  expect(resumed.stderr).not.toContain('To record it in the job');
-  expect(resumed.stderr).toMatch(/Nothing was sent; this job now records it lost \(`taskctl jobs` counts it so\)/);
-  const chunks = journalLines(journal).flatMap((record) => (record.type === 'lost' ? [record.chunk] : []));
-  expect(chunks.length).toBeGreaterThan(0);
-  expect(new Set(chunks).size).toBe(chunks.length);
-  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
-  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
+  // Every lost chunk it read is recorded in one pass (one write, then the `done` again), and said as recorded.
+  const lines = journalLines(journal);
+  expect(lines.slice(before.length).map((record) => [record.type, record.chunk])).toEqual([
+    ['lost', 1],
+    ['lost', 2],
+    ['lost', 3],
+    ['done', undefined],
+  ]);
+  expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2 and 3 of job j-\w+ \(recorded/);
+  expect(resumed.stderr).not.toContain('To record it');
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 3 }));
   const again = await run(['resume', job]);
-  expect(again.stderr).toMatch(new RegExp(`job ${job}: \\d of 3 chunks done, \\d lost \\(chunks? `));
+  expect(again.stderr).toContain(`job ${job}: 0 of 3 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
+  // Followed again, `resume --wait` moves past the chunks recorded lost: it waits for none of them, writes nothing,
+  // and says the job's items are not all done (exit 11), never the same exit 8 and hint again.
+  const posts = await world.posts();
+  const waited = await run(['resume', job, '--wait']);
+  expect(waited.code, waited.stderr).toBe(11);
+  expect(waited.stderr).not.toContain('To record it');
+  expect(waited.stderr).not.toContain('does not match');
+  expect(journalLines(journal)).toEqual(lines);
+  expect(await world.posts()).toBe(posts);
+});
+
+it('an unfinished job, its ids given to other tasks: the hint to record it says that its resume sends the chunks left', async () => {
+  const { job, journal } = await createdJob(ITEMS);
+  keepJournalLines(
+    journal,
+    (record) => record.type !== 'done' && !(typeof record.chunk === 'number' && record.chunk >= 4),
+  );
+  restarted = await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']);
+  const shown = await run(['show', '--job', job]);
+  expect(shown.code, shown.stderr).toBe(8);
+  expect(shown.stderr).toMatch(
+    new RegExp(
+      `its resume records it, after it sends the 3 chunks not sent yet \\(.*\\): taskctl resume ${job} --wait\n$`,
+    ),
+  );
 });
 
 it('without a restart, nothing is lost: jobs and resume count every chunk as before', async () => {

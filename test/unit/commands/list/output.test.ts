@@ -198,6 +198,12 @@ describe('list --since / --until', () => {
     expect(wrong.stderr).toMatch(/a date \(2025-01-15, midnight UTC\)/);
   });
 
+  it("an ISO time needs its zone: one without is exit 2, not read as this machine's local time", async () => {
+    const result = await runTaskctl(['list', '--since', '2025-01-15T12:00:00'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/an ISO time with its zone \(2025-01-15T12:00:00Z\)/);
+  });
+
   it('refuses a bad duration with exit 2', async () => {
     const result = await runTaskctl(['list', '--since', 'yesterday'], { api: mockApi() });
     expect(result.code).toBe(2);

@@ -324,8 +324,10 @@ it('a run let past by the longest window whose job turns a year old meanwhile: i
   expect(declined.code, declined.stderr).toBe(13);
   const next = commandOnly(commands(declined.stderr).at(-1) ?? []);
   expect(next).toEqual(['resume', id, '--forget-gone-journal']);
+  // The command alone on its line, words before it: the line pastes into a shell as it is.
+  expect(declined.stderr.trimEnd().split('\n').at(-1)).toBe(`taskctl resume ${id} --forget-gone-journal`);
   expect(declined.stderr).toContain(
-    'the job started more than a year ago, further back than any --reuse-window reaches: it buys again whatever that run created of the chunks left',
+    'the job started more than a year ago, further back than any --reuse-window reaches: the resume below buys again whatever that run created of the chunks left (or put that journal back and drop --forget-gone-journal):\ntaskctl resume',
   );
   const resumed = await run([...next, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);

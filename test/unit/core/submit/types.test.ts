@@ -17,10 +17,10 @@ it('carries the flags whose choice the job has not recorded, after the spending 
   expect(resumeCommand(job)).toBe('taskctl resume j-a --yes');
 });
 
-it('resumeCommand: a gone journal with no window reaching back (a job over a year old) is forgotten, in words, never a window refused', () => {
+it('resumeCommand: a gone journal with no window reaching back (a job over a year old) is forgotten, in words before the command, which is alone on its line (it pastes), never a window refused', () => {
   const gone = { path: '/tmp/NEW/jobs/j-a.jsonl', window: (): string | undefined => undefined };
   expect(resumeCommand({ id: 'j-a', yes: true, gone }, ' --adopt 2=7')).toBe(
-    'taskctl resume j-a --yes --forget-gone-journal --adopt 2=7 (/tmp/NEW/jobs/j-a.jsonl is gone and the job started more than a year ago, further back than any --reuse-window reaches: it buys again whatever that run created of the chunks left; or put that journal back and drop --forget-gone-journal)',
+    '/tmp/NEW/jobs/j-a.jsonl is gone and the job started more than a year ago, further back than any --reuse-window reaches: the resume below buys again whatever that run created of the chunks left (or put that journal back and drop --forget-gone-journal):\ntaskctl resume j-a --yes --forget-gone-journal --adopt 2=7',
   );
   expect(resumeCommand({ id: 'j-a', gone: { ...gone, window: () => '8760h' } })).toBe(
     'taskctl resume j-a --reuse-window 8760h',

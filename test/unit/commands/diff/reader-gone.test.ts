@@ -1,0 +1,69 @@
+/**
+ * `taskctl diff A B | head -1`: the reader of stdout goes away at the first change written. The run ends quietly with the
+ * outcome its first change settled (15, they differ), as boot's guard on stdout does for every command; 0 would say
+ * "the same" to `set -o pipefail; taskctl diff a b | head -20 && echo same`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../../../src/main.js';
+import { createMemoryStream } from '../../../../src/output/memory-io.js';
+import { guardStdout } from '../../../../src/output/stdout-guard.js';
+import { brokenStdout } from '../broken-stdout.js';
+import { FakeClock } from '../harness.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * An export of `count` items whose `available` is `flip(i)`. 10,000 changes: enough that the first is written while
+ * the walk goes on (a few thousand are all written after it, when the outcome is known anyway).
+ */
+function exportFile(dir: string, name: string, count: number, flip: (i: number) => boolean): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    lines.push(JSON.stringify({ target: `d${i}.example.com`, status: 'completed', data: { available: flip(i) } }));
+  }
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('diff when the reader of stdout goes away', () => {
+  it('the run ends with 15 (they differ), not 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taskctl-diff-gone-'));
+    dirs.push(dir);
+    const a = exportFile(dir, 'a.ndjson', 20_000, () => true);
+    const b = exportFile(dir, 'b.ndjson', 20_000, (i) => i % 2 === 0);
+    const stdout = brokenStdout(0);
+    const stderr = Object.assign(new EventEmitter(), createMemoryStream());
+    const exits: number[] = [];
+    guardStdout(stdout as never, stderr as never, (code) => exits.push(code));
+    await main(['diff', a, b, '-o', 'tsv'], {
+      io: {
+        stdout,
+        stderr,
+        stdin: {
+          isTTY: false,
+          async *[Symbol.asyncIterator]() {
+            /* nothing */
+          },
+        },
+      },
+      env: {
+        TASKCTL_CONFIG_DIR: join(dir, 'config'),
+        TASKCTL_CACHE_DIR: join(dir, 'cache'),
+        TASKCTL_STATE_DIR: join(dir, 'state'),
+        PAGER: 'cat',
+      },
+      clock: new FakeClock(),
+      signal: new AbortController().signal,
+      random: () => 0.5,
+    });
+    expect({ exits, stderr: stderr.text() }).toEqual({ exits: [15], stderr: '' });
+  });
+});
