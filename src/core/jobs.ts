@@ -17,9 +17,11 @@ import { NotRegularFileError } from '../store/atomic-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
 import {
   isDoneRecord,
+  isRefusedRecord,
   jobRecord,
   JobFold,
   lostChunks,
+  lostInDone,
   lostWords,
   supersededIn,
   type JobState,
@@ -53,6 +55,25 @@ export interface JobsOptions {
  * found and recorded (journal-records.ts `lost`); it goes as a finished job does.
  */
 export type JobStateName = 'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'lost' | 'unreadable';
+
+/**
+ * The one rule of a job's state, for `taskctl jobs` (its journal read through) and TAB completion (a glance at its
+ * first and last lines) alike: what each knows of the journal goes in, so that the two say the same of the same file.
+ * `lost`: chunks lost (a finished journal's last `done` counts them); `superseded`: taken over whole, as far as it is
+ * known; `refused`: stopped on a chunk whose items the service refused.
+ */
+function jobState(facts: {
+  done: boolean;
+  lost: number;
+  running: boolean;
+  superseded: boolean;
+  refused: boolean;
+}): JobStateName {
+  if (facts.done) return facts.lost > 0 ? 'lost' : 'finished';
+  if (facts.running) return 'running';
+  if (facts.superseded) return 'superseded';
+  return facts.refused ? 'refused' : 'interrupted';
+}
 
 /** A job that has ended: pruned after the retention (`lost` is finished too). */
 const ended = (state: JobStateName) => state === 'finished' || state === 'lost';
@@ -130,8 +151,10 @@ export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'b
 /**
  * `readJobs` at a glance, for TAB completion: each journal's first record and its last line, never what lies between
  * (store/journal-file.ts `glanceJournal`), so a keypress costs a bounded read per job whatever the journals' sizes.
- * Finished is a last `done` record; the rare damaged journal that `jobs` finds unfinished after all is offered as
- * finished. A first record that is no job is `unreadable`, as in `jobs`.
+ * Its state is `jobState`'s, as in `jobs`, from what the last line tells: finished is a last `done` record, `lost`
+ * when that record counts lost chunks; `superseded` and `refused` when the last record says so. The rare damaged
+ * journal that `jobs` finds unfinished after all is offered as finished. A first record that is no job is
+ * `unreadable`, as in `jobs`.
  */
 export function glanceJobs(store: JobStore): JobGlance[] {
   return newestFirst(store.list().flatMap((stored) => glanceRow(store, stored) ?? []));
@@ -156,13 +179,13 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
   return {
     ...{ id: stored.id, started: startedOf(job), service: job.service },
     ...{ base_url: job.base_url, account: job.account },
-    state: done
-      ? 'finished'
-      : running
-        ? 'running'
-        : supersededIn(ends.last) !== undefined
-          ? 'superseded'
-          : 'interrupted',
+    state: jobState({
+      done,
+      lost: lostInDone(ends.last),
+      running,
+      superseded: supersededIn(ends.last) !== undefined,
+      refused: isRefusedRecord(ends.last),
+    }),
   };
 }
 
@@ -222,17 +245,13 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     chunks_lost: lost.length,
     ...(lost.length > 0 && { lost }),
     in_doubt: doubt,
-    state: state.done
-      ? lost.length > 0
-        ? 'lost'
-        : 'finished'
-      : running
-        ? 'running'
-        : over !== undefined
-          ? 'superseded'
-          : refused > 0
-            ? 'refused'
-            : 'interrupted',
+    state: jobState({
+      done: state.done,
+      lost: lost.length,
+      running,
+      superseded: over !== undefined,
+      refused: refused > 0,
+    }),
     base_url: job.base_url,
     journal: stored.path,
     bytes: diskBytes(stored),

@@ -19,6 +19,8 @@ export class ChunkProgress {
   private lastLine = Number.NEGATIVE_INFINITY;
   private items = 0;
   private coins = 0;
+  /** Of the chunks that have a task, those reused (another run's), not created: counted apart. */
+  private readonly reused: Set<number>;
 
   constructor(
     private readonly ctx: Pick<Output, 'printer'> &
@@ -26,9 +28,10 @@ export class ChunkProgress {
       Pick<Runtime, 'clock'> &
       Pick<Service, 'globals'>,
     private readonly total: number,
-    /** Of the chunks that have a task, those reused (another run's), not created: counted apart. */
-    private reused = 0,
-  ) {}
+    reused: Iterable<number> = [],
+  ) {
+    this.reused = new Set(reused);
+  }
 
   /** Runs one chunk's send with its spinner texts in the live line (or under its own spinner without one). */
   async sending<T>(what: string, send: () => Promise<T>): Promise<T> {
@@ -47,21 +50,24 @@ export class ChunkProgress {
   }
 
   /**
-   * A chunk got its task: `tasks` of the total now have one; `lost` of those, an earlier run's, the service no longer
-   * has (its ids started again): not counted as created, but said.
+   * Chunk `chunk` got its task: `tasks` of the total now have one; `lost`, the chunks of those whose task (an earlier
+   * run's) the service no longer has (its ids started again): not counted as created, but said. A chunk counts once,
+   * in its latest state: a reused one found lost since is lost, not reused as well.
    */
-  sent(what: string, tasks: number, outcome: Outcome, lost = 0): void {
+  sent(what: string, chunk: number, tasks: number, outcome: Outcome, lost: readonly number[] = []): void {
     this.items += outcome.items;
     if (outcome.how !== 'reused') this.coins += outcome.task.cost;
-    else this.reused++;
+    else this.reused.add(chunk);
     if (this.total < 2) return;
     const of = counted(this.total, 'task');
-    const created = tasks - lost - this.reused;
+    const gone = new Set(lost);
+    const reused = [...this.reused].filter((index) => !gone.has(index)).length;
+    const created = tasks - gone.size - reused;
     const counts =
-      (this.reused === 0
-        ? `${formatCount(tasks - lost)} of ${of} created`
-        : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(this.reused)} reused of ${of}`) +
-      (lost > 0 ? `, ${formatCount(lost)} lost` : '');
+      (reused === 0
+        ? `${formatCount(tasks - gone.size)} of ${of} created`
+        : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(reused)} reused of ${of}`) +
+      (gone.size > 0 ? `, ${formatCount(gone.size)} lost` : '');
     const text = `${what}: ${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
     const now = this.ctx.clock.now();
     if (this.live) {

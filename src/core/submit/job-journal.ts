@@ -161,9 +161,24 @@ export class JobJournal implements ChunkObserver {
   finished(totals: Totals): void {
     this.ended(false);
     if (this.state.done) return;
-    this.file.append({ type: 'done', ...totals });
+    this.file.append(this.doneRecord(totals));
     this.state.done = true;
     this.state.totals = totals;
+  }
+
+  /** The `done` record: with the count of chunks lost, so that a glance at the last line knows it (`taskctl jobs`). */
+  private doneRecord(totals: Totals): Record<string, unknown> {
+    return { type: 'done', ...totals, ...(this.lostSet.size > 0 && { lost: this.lostSet.size }) };
+  }
+
+  /**
+   * Appends `records`; in a finished journal followed by its `done` again, in one write (whole or not at all), so that
+   * its last line still says it is finished and how many chunks are lost (what `jobs` and TAB completion glance at).
+   */
+  private appendKeepingDone(...records: Array<Record<string, unknown>>): void {
+    const { totals } = this.state;
+    if (this.state.done && totals) this.file.append(...records, this.doneRecord(totals));
+    else this.file.append(...records);
   }
 
   /**
@@ -178,7 +193,7 @@ export class JobJournal implements ChunkObserver {
 
   /** Chunks found lost together (`resume --wait` reads every earlier chunk's task): their records in one write. */
   lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>): void {
-    const records: object[] = [];
+    const records: Array<Record<string, unknown>> = [];
     for (const { chunk, seen } of found) {
       const known = this.state.chunks.get(chunk);
       if (known?.task?.id !== seen.id || known.lost === true) continue;
@@ -186,11 +201,29 @@ export class JobJournal implements ChunkObserver {
       this.lostSet.add(chunk);
       records.push({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
     }
-    if (records.length === 0) return;
+    if (records.length > 0) this.recordFinding(...records);
+  }
+
+  /**
+   * Chunk `chunk`'s task `task`, recorded lost, is under its id again as recorded (the service has it back: a state
+   * restored): the chunk counts as created again. Recorded once, as `lost` is; a record that cannot be written is not
+   * this run's failure either.
+   */
+  found(chunk: number, task: number): void {
+    const known = this.state.chunks.get(chunk);
+    if (known?.task?.id !== task || known.lost !== true) return;
+    delete known.lost;
+    this.lostSet.delete(chunk);
+    this.recordFinding({ type: 'found', chunk, task });
+  }
+
+  /**
+   * `lost` or `found` records, all in one write (`appendKeepingDone`: a finished journal's last line stays its `done`);
+   * a disk that cannot take them leaves the finding to the next run.
+   */
+  private recordFinding(...records: Array<Record<string, unknown>>): void {
     try {
-      // A finished journal's last line stays its `done` (what `jobs` and TAB completion glance at): all in one write.
-      if (this.state.done && this.state.totals) this.file.append(...records, { type: 'done', ...this.state.totals });
-      else this.file.append(...records);
+      this.appendKeepingDone(...records);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
     }
@@ -204,8 +237,9 @@ export class JobJournal implements ChunkObserver {
   adopted(chunk: number, task: { id: number; cost: number; created_at: string }): void {
     this.inherited.delete(chunk);
     const { id, cost, created_at } = task;
+    // A finished job's chunk adopted again (its task not its own): its journal's last line stays its `done`.
     this.byUser(` --adopt ${chunk}=${id}`, () =>
-      this.file.append({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at }),
+      this.appendKeepingDone({ type: 'reconciled', chunk, task: id, cost, by: 'user', created_at }),
     );
     this.setTask(chunk, { id, cost, how: 'created', created_at });
   }

@@ -16,6 +16,8 @@
  *   lost       chunk N's task T is no longer on the service: its id names another task now (created at `created_at`),
  *              the service's ids having started again; the chunk keeps T (never sent again) and is counted as lost,
  *              never as created. In a finished journal it is followed by the `done` record again (its last line)
+ *   found      chunk N's task T is under its id again, as recorded (the service got its tasks back): the `lost` before
+ *              it no longer holds. Followed by the `done` again in a finished journal, as `lost` is
  * The format is described in docs/behaviour.md; journals written by earlier versions read the same.
  */
 import * as z from '../../lib/zod.js';
@@ -136,7 +138,17 @@ const RecordSchema = z.discriminatedUnion('type', [
     /** The task's `created_at`, as in `created`. Older readers ignore it. */
     created_at: z.string().optional(),
   }),
-  z.object({ type: z.literal('done'), tasks: z.number(), items: z.number(), cost: z.number() }),
+  z.object({
+    type: z.literal('done'),
+    tasks: z.number(),
+    items: z.number(),
+    cost: z.number(),
+    /**
+     * The chunks lost when it was written (`lost` below), when any: what a glance at the last line (`taskctl jobs`'s
+     * state for TAB completion) knows of them. Older readers ignore it.
+     */
+    lost: z.number().int().positive().optional(),
+  }),
   /** `resume --ignore-job JOB`: that job, which took a chunk over, is not waited for (older readers: a damaged line). */
   z.object({ type: z.literal('ignore'), job: z.string() }),
   /**
@@ -144,6 +156,11 @@ const RecordSchema = z.discriminatedUnion('type', [
    * (own-claims.ts `staleCreation`). Older readers: a damaged line (after `done`, which is then written again).
    */
   z.object({ type: z.literal('lost'), chunk: chunkNo, task: z.number(), created_at: z.string() }),
+  /**
+   * The chunk's task `task`, recorded `lost`, is under its id again as the journal recorded it (the service has it back,
+   * own-claims.ts `holds`): the chunk counts as created again. Older readers: a damaged line (as `lost`).
+   */
+  z.object({ type: z.literal('found'), chunk: chunkNo, task: z.number() }),
 ]);
 type JournalRecord = z.infer<typeof RecordSchema>;
 
@@ -232,6 +249,18 @@ export function supersededIn(raw: unknown): string | undefined {
 /** True when `raw` is a `done` record: the last line of a finished job's journal. */
 export function isDoneRecord(raw: unknown): boolean {
   return RecordSchema.safeParse(raw).data?.type === 'done';
+}
+
+/** How many chunks a `done` record (a finished journal's last line) says were lost when it was written; else 0. */
+export function lostInDone(raw: unknown): number {
+  const record = RecordSchema.safeParse(raw).data;
+  return record?.type === 'done' ? (record.lost ?? 0) : 0;
+}
+
+/** True when `raw` is a `reconciled` record of items the service refused: where a job stopped on a refused chunk. */
+export function isRefusedRecord(raw: unknown): boolean {
+  const record = RecordSchema.safeParse(raw).data;
+  return record?.type === 'reconciled' && record.refused !== undefined;
 }
 
 function lineOf(raw: unknown): number | undefined {
@@ -364,10 +393,12 @@ export class JobFold {
       state.totals = { tasks: record.tasks, items: record.items, cost: record.cost };
       return;
     }
-    if (record.type === 'lost') {
+    if (record.type === 'lost' || record.type === 'found') {
       // Only about the task it names: a chunk given another task since (`resume --adopt`) has that one.
       const known = state.chunks.get(record.chunk);
-      if (known?.task?.id === record.task) known.lost = true;
+      if (known?.task?.id !== record.task) return;
+      if (record.type === 'lost') known.lost = true;
+      else delete known.lost;
       return;
     }
     if (record.type === 'ignore') {

@@ -25,12 +25,14 @@ export interface OwnClaim {
 
 /**
  * The claims, judged together; `always`: ids excluded whatever task they name now (a retry's own tasks). `stale`: told
- * of each claim whose task is proven gone from its id by a task seen under it (`staleCreation`), so a job can record it.
+ * of each claim whose task is proven gone from its id by a task seen under it (`staleCreation`), so a job can record it;
+ * `found`: of each claim of a chunk that holds the task seen (`holds`), so a job can clear a `lost` it recorded.
  */
 export function ownClaims(
   claims: Iterable<OwnClaim>,
   always: Iterable<number> = [],
   stale?: (claim: OwnClaim, task: TaskFacts) => void,
+  found?: (claim: OwnClaim) => void,
 ): Claims {
   const byId = new Map<number, OwnClaim[]>();
   for (const claim of claims) byId.set(claim.id, [...(byId.get(claim.id) ?? []), claim]);
@@ -40,7 +42,9 @@ export function ownClaims(
     holds: (task) => {
       const named = byId.get(task.id) ?? [];
       if (stale !== undefined) for (const claim of named) if (staleCreation(claim, task)) stale(claim, task);
-      return named.some((claim) => holds(claim, task));
+      const held = named.filter((claim) => holds(claim, task));
+      if (found !== undefined) for (const claim of held) if (claim.chunk !== undefined) found(claim);
+      return held.length > 0;
     },
     untold: (task) => {
       const holding = (byId.get(task.id) ?? []).filter((claim) => holds(claim, task));
@@ -106,5 +110,16 @@ export function lostClaim(
   return (claim, task) => {
     const chunk = claim.chunk?.chunk.chunk;
     if (chunk !== undefined) lost(chunk, task);
+  };
+}
+
+/** How a job hears of a chunk's claim that holds the task seen under its id: a `lost` of that chunk is undone. */
+export function foundClaim(
+  found: ((chunk: number, task: number) => void) | undefined,
+): ((claim: OwnClaim) => void) | undefined {
+  if (found === undefined) return undefined;
+  return (claim) => {
+    const chunk = claim.chunk?.chunk.chunk;
+    if (chunk !== undefined) found(chunk, claim.id);
   };
 }

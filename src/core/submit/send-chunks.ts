@@ -29,7 +29,7 @@ import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
 import { createOne, listHint, notLookedAt } from './send.js';
-import { lostClaim, ownClaims } from './own-claims.js';
+import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { taskHolders, unsureHint } from './settle.js';
 import {
   resumeCommand,
@@ -88,7 +88,7 @@ export async function sendChunks(
   const total = plan.priced.reduce((sum, batch) => sum + chunkCount(batch.list.count, batch.size), 0);
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
-  const progress = new ChunkProgress(ctx, total, reused(plan.done, new Map()));
+  const progress = new ChunkProgress(ctx, total, reusedChunks(plan.done));
   // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
   for (const task of plan.state.settled ?? []) output.write(task);
   const tasks = () => plan.done.size + outcomes.size;
@@ -125,7 +125,7 @@ export async function sendChunks(
         name();
         ctx.cache.rememberTasks([outcome.task]);
         // A chunk an earlier run created whose task the service no longer has is not counted as created.
-        progress.sent(what, tasks(), outcome, plan.input.observer?.lostChunks?.().length ?? 0);
+        progress.sent(what, chunk.index, tasks(), outcome, plan.input.observer?.lostChunks?.());
       }
       // Every chunk has its task (or the output is gone): what the run reused is recorded now, if not yet.
       plan.input.observer?.ended(false);
@@ -218,6 +218,7 @@ async function sendOne(
     ],
     [],
     lostClaim(observer?.lost?.bind(observer)),
+    foundClaim(observer?.found?.bind(observer)),
   );
   /** A request of this chunk left: a refusal is then the service's answer to its items. */
   const sent = { dispatched: false };
@@ -252,6 +253,11 @@ async function sendOne(
 
 function ids(done: ReadonlyMap<number, DoneChunk>, outcomes: ReadonlyMap<number, Outcome>): number[] {
   return [...done.entries(), ...outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o.task.id);
+}
+
+/** The chunks an earlier run gave a task reused (another run's), not created by this job. */
+function reusedChunks(done: ReadonlyMap<number, DoneChunk>): number[] {
+  return [...done.entries()].flatMap(([chunk, outcome]) => (outcome.how === 'reused' ? [chunk] : []));
 }
 
 /** How many of the chunks done so far have a task reused (another run's), not created by this job. */

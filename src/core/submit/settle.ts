@@ -25,7 +25,7 @@ import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
 import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
-import { holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
+import { foundClaim, holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -407,6 +407,7 @@ async function settleByScan(
     [...journal.done.values()].map((done) => done.claim ?? { id: done.task.id }),
     [],
     lostClaim((chunk, seen) => journal.lost(chunk, seen)),
+    foundClaim((chunk, task) => journal.found(chunk, task)),
   );
   const verdict = await watched(ctx, index, send, (horizon) =>
     askLost(ctx, api, state, {

@@ -3,14 +3,22 @@
  * the observer told, then --wait (a failure of the wait names the tasks and how to go on).
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, ExitCode, JournalWriteError, MalformedResponseError } from '../../errors.js';
+import {
+  CliError,
+  ExitCode,
+  JournalWriteError,
+  MalformedResponseError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { counted, formatCount } from '../items/clean.js';
 import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 import type { JobRef } from './types.js';
 import type { Task } from '../../api/schemas.js';
-import { checkChunkTask, lostProof, type CreatedChunk } from '../job/job-chunks.js';
+import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { lostWords } from './journal-records.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
@@ -67,12 +75,17 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
+  // A chunk recorded lost is not waited for; its id is read once, in case its own task is back (`foundAgain`).
+  if (job !== undefined) await foundAgain(ctx, end, lost);
   const check = job === undefined ? undefined : earlierChunks(end, job, lost);
   try {
     await waitNamingTasks(
       ctx,
       // Every chunk's task but those recorded lost (their ids name other tasks): a task found lost now is exit 8.
-      all.map((o) => o.task.id),
+      [...end.done.entries(), ...end.outcomes.entries()]
+        .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
+        .sort(([a], [b]) => a - b)
+        .map(([, o]) => o.task.id),
       { ...(options as WaitOptions), ...byJob, ...(check !== undefined && { verify: check.verify }) },
       now.map((o) => o.task),
     );
@@ -132,6 +145,37 @@ function earlierChunks(
     );
   };
   return { verify, record };
+}
+
+/**
+ * The chunks recorded lost (an earlier run's), each one's id read once before `--wait` waits for the others: its own
+ * task under it again (the service got its tasks back: nothing tells it from the chunk's) is recorded found
+ * (`ChunkObserver.found`), said, and waited for with the others; any other answer (another task, none, an outage) leaves
+ * it lost and not waited for.
+ */
+async function foundAgain(ctx: Finisher, end: Finished, lost: Set<number>): Promise<void> {
+  const observer = end.input.observer;
+  if (observer?.found === undefined) return;
+  const claims = [...lost].flatMap((chunk) => {
+    const facts = end.done.get(chunk)?.claim?.chunk;
+    return facts === undefined || end.outcomes.has(chunk) ? [] : [{ chunk, facts }];
+  });
+  if (claims.length === 0) return;
+  const api = await ctx.api();
+  for (const { chunk, facts } of claims) {
+    let task: Task;
+    try {
+      task = await api.getTask(facts.chunk.task);
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof UnavailableError || error instanceof RateLimitError)
+        continue;
+      throw error;
+    }
+    if (chunkTaskProblem({ service: facts.service }, facts.chunk, task) !== undefined) continue;
+    observer.found(chunk, task.id);
+    lost.delete(chunk);
+    ctx.printer.info(`chunk ${chunk}: task ${task.id} is on the service again, as the job recorded it`);
+  }
 }
 
 /** Chunks of the job found lost by `resume --wait`, recorded: its own hint says how to go on (no `wait --job`). */

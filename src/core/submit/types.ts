@@ -143,6 +143,11 @@ export interface ChunkObserver {
    * another time (own-claims.ts `staleCreation`). A job records it (journal-records.ts `lost`).
    */
   lost?: (chunk: number, seen: { id: number; created_at: string }) => void;
+  /**
+   * The task of a chunk recorded lost is under its id again, as recorded (own-claims.ts `holds`): a job records it
+   * (journal-records.ts `found`), and the chunk counts as created again.
+   */
+  found?: (chunk: number, task: number) => void;
   /** Several chunks found lost at once: recorded in one write (`lost` for each, else). */
   lostAll?: (found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>) => void;
   /** The chunks of `done` whose task the service no longer has, as known so far, in order: counted apart. */

@@ -6,10 +6,10 @@
  * state says so (`lost`); `resume` counts them in neither its standing nor its summary, and says which they are.
  */
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { jobStoppedAtChunk4, journalLines, keepJournalLines } from '../journal-lines.js';
 import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
@@ -77,6 +77,8 @@ it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3
   );
   const table = await run(['jobs']);
   expect(table.stdout).toMatch(/\t3\/6\t0\tlost\t/);
+  // TAB completion's glance (the journal's first and last lines) says what `jobs` says.
+  expect((await run(['__complete', 'jobs'])).stdout).toBe(`${job}\t${S} lost\n`);
   expect(table.stderr).toContain(`job ${job}: the service no longer has the tasks of chunks 1, 2 and 3`);
   // Its resume now: the standing counts them apart, and nothing is sent for them.
   const again = await run(['resume', job]);
@@ -152,4 +154,71 @@ it('without a restart, nothing is lost: jobs and resume count every chunk as bef
   const resumed = await run(['resume', job]);
   expect(resumed.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
   expect(resumed.stderr).toContain('3 tasks for 3 items, 3 coins');
+});
+
+it('a chunk that reused an earlier task, then found lost, is counted once: lost, not reused as well', async () => {
+  const { job, journal } = await createdJob(ITEMS);
+  // Chunk 1's task was another run's, reused (no send of its own); the job killed while chunk 4's request was in flight.
+  keepJournalLines(
+    journal,
+    (record) =>
+      record.type !== 'done' &&
+      !(record.chunk === 1 && record.type === 'send') &&
+      !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
+    (record) => (record.chunk === 1 && record.type === 'created' ? { ...record, how: 'reused' } : record),
+  );
+  restarted = await restartWithoutState(world);
+  const resumed = await run(['resume', job, '--yes']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain('chunk 6 of 6: 3 of 6 tasks created, 3 lost;');
+  expect(resumed.stderr).not.toContain('reused');
+  expect(await jobsRow(job)).toEqual(
+    expect.objectContaining({ state: 'lost', chunks: 6, chunks_created: 3, chunks_lost: 3 }),
+  );
+});
+
+it('a lost chunk whose own task is under its id again (the service restored with its state): resume records it found', async () => {
+  // The service keeps its tasks in a state file: restarted without it, its ids start again; with it, they are back.
+  const port = Number(new URL(world.sandbox.url).port);
+  const stateFile = join(dir, 'sandbox-state.json');
+  const serve = async (withState: boolean) => {
+    await (restarted ?? world.sandbox).close();
+    world.clock.advance(3_600_000);
+    restarted = await startSandbox({
+      ...{ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 },
+      ...(withState && { stateFile }),
+    });
+  };
+  await serve(true);
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  await serve(false);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
+  await serve(true);
+  // Its own tasks 1–3, as the journal recorded them: the job is whole again, and says so everywhere.
+  expect((await run(['wait', '--job', job])).code).toBe(0);
+  // Its resume reads the journal as it stands (chunk 3 lost), then its --wait reads the task and records it found.
+  const resumed = await run(['resume', job, '--wait']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain('chunk 3: task 3 is on the service again, as the job recorded it');
+  expect(journalLines(journal).some((record) => record.type === 'found')).toBe(true);
+  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3, chunks_lost: 0 }));
+  expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} finished\n`);
+  const again = await run(['resume', job]);
+  expect(again.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
+});
+
+it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  restarted = await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']);
+  // Finished 31 days ago by the journal's date: past the default retention (30 days).
+  const old = new Date(world.clock.now() - 31 * 24 * 3_600_000);
+  utimesSync(journal, old, old);
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  expect(statSync(journal).mtimeMs).toBeGreaterThan(old.getTime());
+  // What the user was told to record is there to read, not removed by the next run's retention.
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
 });

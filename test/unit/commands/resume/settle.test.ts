@@ -334,6 +334,8 @@ describe('a finished job sends nothing', () => {
         .filter((row) => row.type === 'reconciled')
         .at(-1),
     ).toMatchObject({ chunk: 2, task: own, by: 'user' });
+    // Its last line stays its `done` (what `jobs` and TAB completion glance at), written in the same write.
+    expect(rows().at(-1)).toMatchObject({ type: 'done' });
     const again = await runTaskctl(['resume', journal(), '-q'], { env, clock: world.clock, home: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/ledger/);
@@ -481,6 +483,8 @@ describe('a chunk whose items the service refused', () => {
 
     const stopped = await run(['jobs', '-o', 'json']);
     expect(JSON.parse(stopped.stdout)).toMatchObject([{ id, state: 'refused', chunks_created: 1, in_doubt: 0 }]);
+    // TAB completion's glance at the journal's last line says what `jobs` says.
+    expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\t${S} refused\n`);
     // A plain resume (bare: the only job to continue) says why, and sends nothing (the same items would be refused).
     const again = await run(['resume', '-y']);
     expect(again.code).toBe(3);

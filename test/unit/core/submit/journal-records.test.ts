@@ -71,6 +71,26 @@ describe('rebuild', () => {
     expect(rebuild([jobRecord(3), lost(2, 2)], '/j.jsonl')?.chunks.size).toBe(0);
   });
 
+  it("a found record undoes its chunk's lost (the same task back under its id); a later lost marks it again", () => {
+    const created = (chunk: number, task: number) => ({ type: 'created', chunk, task, cost: 1, how: 'created' });
+    const lost = (chunk: number, task: number) => ({ type: 'lost', chunk, task, created_at: '2025-01-15T13:00:00Z' });
+    const found = (chunk: number, task: number) => ({ type: 'found', chunk, task });
+    const records: unknown[] = [jobRecord(2), send(1, []), created(1, 1), send(2, []), created(2, 2)];
+    records.push({ type: 'done', tasks: 2, items: 2, cost: 2 }, lost(1, 1), lost(2, 2));
+    records.push({ type: 'done', tasks: 2, items: 2, cost: 2, lost: 2 });
+    const lostState = rebuild(records, '/j.jsonl');
+    expect(lostState && lostChunks(lostState)).toEqual([1, 2]);
+    // The `done`'s count is for a glance at the last line; the totals stay the job's.
+    expect(lostState?.totals).toEqual({ tasks: 2, items: 2, cost: 2 });
+    // Found: only the task it names (chunk 2's own is 2, not 9).
+    const back = [...records, found(1, 1), found(2, 9), { type: 'done', tasks: 2, items: 2, cost: 2, lost: 1 }];
+    const state = rebuild(back, '/j.jsonl');
+    expect(state && lostChunks(state)).toEqual([2]);
+    expect(state?.damaged).toEqual([]);
+    const again = rebuild([...back, lost(1, 1)], '/j.jsonl');
+    expect(again && lostChunks(again)).toEqual([1, 2]);
+  });
+
   it('a refused chunk sent again (an older version continued the journal) is no longer refused', () => {
     const refusal = { type: 'reconciled', chunk: 2, task: null, cost: 0, by: 'answer', refused: 'items[0] "a b"' };
     const records: unknown[] = [jobRecord(3), send(2, []), refusal, send(2, [])];

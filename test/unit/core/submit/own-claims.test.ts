@@ -3,7 +3,7 @@
  * its task is what the task shows; a claim with no telling fact always holds.
  */
 import { describe, expect, it } from 'vitest';
-import { lostClaim, ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
+import { foundClaim, lostClaim, ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
 import { itemsDigest } from '../../../../src/core/items/multiset.js';
 import { T0 } from '../../clock.js';
 
@@ -70,6 +70,30 @@ describe('ownClaims', () => {
       false,
     );
     expect(lost).toEqual([]);
+  });
+
+  it("a chunk's claim that holds the task seen under its id is told as found (a lost it recorded is undone)", () => {
+    const found: Array<[number, number]> = [];
+    const tell = foundClaim((chunk, id) => found.push([chunk, id]));
+    const chunk = (n: number) => ({ service: S, chunk: { chunk: n, items: 1, task: 1 } });
+    const claims = ownClaims(
+      [
+        { id: 1, created_at: at(0), chunk: chunk(1) },
+        { id: 1, created_at: at(3_600_000), chunk: chunk(4) },
+        { id: 1, created_at: at(0) }, // no chunk: not a journal's
+      ],
+      [],
+      undefined,
+      tell,
+    );
+    expect(claims.holds(task({ created_at: at(0) }))).toBe(true);
+    expect(found).toEqual([[1, 1]]);
+    found.length = 0;
+    // Another size under the id: the chunk's claim does not hold, and nothing is found.
+    expect(
+      ownClaims([{ id: 1, created_at: at(0), chunk: chunk(1) }], [], undefined, tell).holds(task({ total_items: 2 })),
+    ).toBe(false);
+    expect(found).toEqual([]);
   });
 
   it('two claims on one id: either holding holds it; withIds adds ids that hold whatever they name', () => {
