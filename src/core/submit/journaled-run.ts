@@ -189,6 +189,13 @@ function openJournal(
     (record) => fold.add(record),
   );
   try {
+    // A file that is no journal is refused before it is recorded as a job: a refusal leaves no `jobs/ID.ref`.
+    fold.refuseNotAJob();
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  try {
     const other = place.store?.locate(id);
     if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, fold, id, other);
     place.store?.register(id, place.path);

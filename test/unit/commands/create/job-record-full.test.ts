@@ -36,7 +36,9 @@ describe("a full disk at a new job's record", () => {
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^error: cannot write the journal \S+: the disk is full; nothing was sent$/);
-    expect(lines[1]).toMatch(/free space in \S+ \(or pass --journal FILE on another disk\), then run the same command again/);
+    expect(lines[1]).toMatch(
+      /free space in \S+ \(or pass --journal FILE on another disk\), then run the same command again/,
+    );
     expect(result.stderr).not.toMatch(/resume|ENOSPC/);
     expect(await world.tasks()).toEqual([]);
     const jobs = join(dir, 'state', 'jobs');
