@@ -40,6 +40,23 @@ describe('a file that is not a journal', () => {
     expect(await world.tasks()).toEqual([]);
   });
 
+  it.runIf(process.platform === 'linux')(
+    'a /proc file (its directory takes no lock) is said to be no journal, not to be resumed as another user',
+    async () => {
+      for (const argv of [
+        ['resume', '/proc/self/status'],
+        ['create', S, 'x.com', '--journal', '/proc/self/status', '--yes'],
+      ]) {
+        const result = await run(argv);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toMatch(/^error: \/proc\/self\/status is not a taskctl journal/);
+        expect(result.stderr).not.toMatch(/cannot lock|as a user who can write|resume it/);
+      }
+      expect(refs()).toEqual([]);
+      expect(await world.tasks()).toEqual([]);
+    },
+  );
+
   it('a ref to it left by an older taskctl: listed unreadable with the way out; `jobs --prune` forgets it, keeps the file', async () => {
     const plain = join(dir, 'notes.txt');
     writeFileSync(plain, 'notes\n');
