@@ -479,19 +479,21 @@ function stopped(
   // Without a journal, a single task's own hint stands (the list to check, or its candidates); past one chunk, the
   // chunk that may have a task is named apart from the items that have none.
   const unjournaled = at.unjournaled?.();
-  const unsearchedJob = failure instanceof ReuseUnsearchedError ? (at.job ?? at.resumed) : undefined;
+  const unsearchedJob = at.job ?? at.resumed;
+  const unsearchedHint =
+    failure instanceof ReuseUnsearchedError && unsearchedJob !== undefined
+      ? unsearchedResume(unsearchedJob, failure)
+      : undefined;
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) {
-    if (unsearchedJob === undefined) return error;
-    return new CliError(failure.message, failure.exitCode, unsearchedResume(unsearchedJob, failure));
+    if (unsearchedHint === undefined) return error;
+    return new CliError(failure.message, failure.exitCode, unsearchedHint);
   }
   // A job that sent goes on by its resume (with a window the list covers): a re-run would be a second job, and the
   // first one's resume would then pay again for what the second created. One that sent nothing left no job: a re-run
   // starts clean. A moved journal's hint names its new name: the job's id leads to the old one.
   const hint =
     failure instanceof ReuseUnsearchedError
-      ? unsearchedJob === undefined
-        ? failure.hint
-        : unsearchedResume(unsearchedJob, failure)
+      ? (unsearchedHint ?? failure.hint)
       : failure instanceof JournalMovedError
         ? failure.hint
         : (at.refused ??
