@@ -26,7 +26,7 @@ import {
   supersededIn,
   type JobState,
 } from './submit/journal-records.js';
-import { counted } from './items/clean.js';
+import { counted, formatCount } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
@@ -102,6 +102,11 @@ export interface JobRow {
   own: boolean;
   /** Why its journal cannot be read (state `unreadable`): the error's words and its advice. */
   reason?: string;
+  /**
+   * Not shown: a `jobs/ID.ref` to a file with no taskctl record at all (state `unreadable`), left by an older taskctl
+   * that recorded a `--journal FILE` before it found the file no journal: `--prune` forgets it, never the file.
+   */
+  notJournal?: true;
   /** The job that took it over (state `superseded`). */
   superseded_by?: string;
   /**
@@ -216,6 +221,15 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
   try {
     state = readJournalRecords(stored.path, (record) => fold.add(record)) ? fold.end() : undefined;
   } catch (error) {
+    if (!stored.own && fold.holdsNoRecord()) {
+      return {
+        ...unreadableRow(
+          stored,
+          `${stored.path} is not a taskctl journal (no line of it is a job's record); \`taskctl jobs --prune\` forgets it (the file is kept)`,
+        ),
+        notJournal: true,
+      };
+    }
     return unreadableRow(stored, error instanceof CliError ? error : 'it cannot be read');
   }
   const holds = jobIdOf(fold.first);
@@ -524,6 +538,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   const removed = new Set(
     pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now(), rows, noteOdd).map((row) => row.id),
   );
+  const forgotten = options.prune === true ? forgetNotJournals(store, rows) : [];
+  for (const id of forgotten) removed.add(id);
   let starts = unrecordedStarts(store);
   const gone = new Set(pruneUnrecorded(store, starts, keep, ctx.clock.now(), noteOdd).map((stored) => stored.id));
   starts = starts.filter((stored) => !gone.has(stored.id) && store.runner(stored.id, stored.path) === undefined);
@@ -531,10 +547,11 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   if (options.prune === true) {
     const superseded = rows.filter((row) => removed.has(row.id) && row.state === 'superseded').length;
     const also = [
-      counted(removed.size - superseded, 'finished job'),
+      counted(removed.size - superseded - forgotten.length, 'finished job'),
       ...(superseded > 0 ? [counted(superseded, 'superseded job')] : []),
       ...(gone.size > 0 ? [counted(gone.size, UNRECORDED)] : []),
       ...(leftovers.removed > 0 ? [counted(leftovers.removed, LEFTOVER)] : []),
+      ...(forgotten.length > 0 ? [notJournalWords(forgotten.length)] : []),
     ];
     ctx.printer.info(
       `removed ${also.length > 2 ? `${also.slice(0, -1).join(', ')} and ${also.at(-1)}` : also.join(' and ')}`,
@@ -553,8 +570,9 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
     return;
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
-  const json = shown.map(({ account: _account, own: _own, coverTask: _coverTask, lost: _lost, ...row }) =>
-    row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
+  const json = shown.map(
+    ({ account: _account, own: _own, coverTask: _coverTask, lost: _lost, notJournal: _no, ...row }) =>
+      row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
   );
   await ctx.printer.list(shown, columns, json, {
     wide: options.wide === true,
@@ -640,5 +658,23 @@ function oddLockWords(error: NotRegularFileError): string {
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */
 const UNRECORDED = 'unfinished start';
+/** The `jobs/ID.ref`s to files that are no journal (JobRow `notJournal`) that `--prune` forgot. */
+const notJournalWords = (count: number) =>
+  count === 1
+    ? '1 reference to a file that is not a journal (the file is kept)'
+    : `${formatCount(count)} references to files that are not journals (the files are kept)`;
+
+/** `--prune`: forgets the refs to files that are no journal (never the files); the ids forgotten. */
+function forgetNotJournals(store: JobStore, rows: readonly JobRow[]): string[] {
+  return rows.flatMap((row) => {
+    if (row.notJournal !== true) return [];
+    try {
+      store.remove({ id: row.id, path: row.journal, own: false });
+      return [row.id];
+    } catch {
+      return []; // left for the next time
+    }
+  });
+}
 /** The copies of a job whose journal is gone (`JobStore.leftovers`), in words a person reads. */
 const LEFTOVER = 'leftover input';

@@ -296,7 +296,9 @@ describe('resume: a chunk caught in flight', () => {
     const resumed = await world.inProcess(['resume', journal], { clock });
     // With the killed run's entry left behind, the resend's own task would be contested by it (exit 9, every resume).
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    expect(resumed.stderr).toMatch(
+      /chunk 2: no task of the interrupted request found by \S+, past its horizon; sending it \(a request the service held longer could still land/,
+    );
     expect(resumed.stderr).toMatch(/recovered: task \d+ was created by this request/);
     expect(ledgerEntries().filter((e) => e.job?.chunk === 2)).toEqual([
       expect.objectContaining({ state: 'created', job: { journal: id, chunk: 2 } }),
@@ -310,7 +312,9 @@ describe('resume: a chunk caught in flight', () => {
     const { journal, landedIds } = await stoppedInFlight(1, { sentAfter: 5000, clock });
     const resumed = await world.inProcess(['resume', journal], { clock });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    expect(resumed.stderr).toMatch(
+      /chunk 2: no task of the interrupted request found by \S+, past its horizon; sending it \(a request the service held longer could still land/,
+    );
     const chunk2 = records(journal).find((r) => r.type === 'created' && r.chunk === 2);
     expect(chunk2?.task).not.toBe(landedIds[0]);
   });
@@ -334,7 +338,9 @@ describe('resume: a chunk caught in flight', () => {
     const { journal } = await stoppedInFlight(0);
     const resumed = await world.inProcess(['resume', journal]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(/chunk 2: not created by the interrupted request; sending it/);
+    expect(resumed.stderr).toMatch(
+      /chunk 2: no task of the interrupted request found by \S+, past its horizon; sending it \(a request the service held longer could still land/,
+    );
     await itemsOnce(9, 'f');
   });
 

@@ -342,6 +342,20 @@ export class JobFold {
     if (this.state !== undefined) this.apply(this.state, record);
   }
 
+  /**
+   * Exit 2 when the records read so far are not a job's journal (it does not start with a job record), as `end` says
+   * it: what opens a journal asks this before it records the file as a job (`jobs/ID.ref`).
+   */
+  refuseNotAJob(): void {
+    if (this.count > 0 && (this.state === undefined || this.damaged.includes(1)))
+      throw notAJob(this.path, this.tasks, this.damaged);
+  }
+
+  /** Lines were read and none is a taskctl record: a file that is no journal at all (not a damaged one). */
+  holdsNoRecord(): boolean {
+    return this.count > 0 && !this.seenGood;
+  }
+
   /** The state once every record is read (undefined for an empty journal); exit 2 for a journal with no job to go on. */
   end(): JobState | undefined {
     if (this.count === 0) return undefined;

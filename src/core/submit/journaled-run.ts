@@ -189,6 +189,13 @@ function openJournal(
     (record) => fold.add(record),
   );
   try {
+    // A file that is no journal is refused before it is recorded as a job: a refusal leaves no `jobs/ID.ref`.
+    fold.refuseNotAJob();
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  try {
     const other = place.store?.locate(id);
     if (other !== undefined && realPath(other) !== realPath(place.path)) adoptOther(file, fold, id, other);
     place.store?.register(id, place.path);
@@ -476,7 +483,7 @@ export async function runJournaledCreate(
       // that job, it would be left as an unfinished start for the user to clean.
       const discard = () => file.close(() => discardUnsent(place, id, file));
       if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options, discard))) return;
-      if (stopped !== undefined) file.append(record); // that job could not be taken after all: this one starts
+      if (stopped !== undefined) appendJobRecord(file, record, options); // that job could not be taken after all: this one starts
       const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
@@ -675,7 +682,7 @@ async function startJob(
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
       // Another job's work again (same-work.ts): nothing of this one is recorded, and it is discarded as unsent.
       const held = hold?.(record, read.prepared) === true;
-      if (!held) job.file.append(record);
+      if (!held) appendJobRecord(job.file, record, options);
       return { prepared: read.prepared, record, held };
     } catch (error) {
       read.prepared.dispose();
@@ -683,6 +690,23 @@ async function startJob(
     }
   } finally {
     for (const copy of copies.values()) copy.close();
+  }
+}
+
+/**
+ * Appends the job record, the first write of a new job's journal. It is written once the input is read (stdin is gone
+ * then), so a full disk here cannot go on without a journal as one met at the lock does: exit 14, saying that nothing
+ * was sent and to run the same command again once there is room (docs/behaviour.md#jobs).
+ */
+function appendJobRecord(file: JournalFile, record: Job, options: CreateJobOptions): void {
+  try {
+    file.append(record);
+  } catch (error) {
+    if (!(error instanceof JournalWriteError)) throw error;
+    throw new JournalWriteError(
+      `${error.message}; nothing was sent`,
+      `Nothing of this ${verbOf(options).toLowerCase()} reached the service: free space in ${dirname(file.path)} (or pass --journal FILE on another disk), then run the same command again.`,
+    );
   }
 }
 

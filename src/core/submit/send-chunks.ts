@@ -155,6 +155,7 @@ export async function sendChunks(
         ids: ids(plan.done, outcomes),
         job: stoppedJob,
         journaled: job !== undefined,
+        resumed: plan.input.verb === 'Resume' ? job : undefined,
         refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
@@ -470,6 +471,11 @@ function stopped(
     job: JobRef | undefined;
     /** The run kept a journal (`job` undefined: it recorded nothing, and the job is not kept). */
     journaled: boolean;
+    /**
+     * A resume's job, even with nothing on record: it is kept (a resume never discards its job), and a lookup that could
+     * not search its window names the resume's ways on, never the create's (a resume has no --reuse-window to drop).
+     */
+    resumed?: JobRef | undefined;
     /** The job's chunk the service refused, named with the way past it (refusedHint). */
     refused: string | undefined;
     /** The job's chunk that may have been created, with the candidates to look at and adopt (unsureHint). */
@@ -488,15 +494,21 @@ function stopped(
   // Without a journal, a single task's own hint stands (the list to check, or its candidates); past one chunk, the
   // chunk that may have a task is named apart from the items that have none.
   const unjournaled = at.unjournaled?.();
-  if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) return error;
+  const unsearchedJob = at.job ?? at.resumed;
+  const unsearchedHint =
+    failure instanceof ReuseUnsearchedError && unsearchedJob !== undefined
+      ? unsearchedResume(unsearchedJob, failure)
+      : undefined;
+  if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) {
+    if (unsearchedHint === undefined) return error;
+    return new CliError(failure.message, failure.exitCode, unsearchedHint);
+  }
   // A job that sent goes on by its resume (with a window the list covers): a re-run would be a second job, and the
   // first one's resume would then pay again for what the second created. One that sent nothing left no job: a re-run
   // starts clean. A moved journal's hint names its new name: the job's id leads to the old one.
   const hint =
     failure instanceof ReuseUnsearchedError
-      ? at.job === undefined
-        ? failure.hint
-        : unsearchedResume(at.job, failure)
+      ? (unsearchedHint ?? failure.hint)
       : failure instanceof JournalMovedError
         ? failure.hint
         : (at.refused ??

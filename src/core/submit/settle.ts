@@ -447,7 +447,10 @@ async function settleByScan(
   }
   if (verdict.kind === 'none') {
     journal.notCreated(planned);
-    ctx.printer.info(`chunk ${index}: not created by the interrupted request; sending it`);
+    // Not a certainty: a request the service holds past the horizon lands later (docs/behaviour.md#the-horizon).
+    ctx.printer.info(
+      `chunk ${index}: no task of the interrupted request found by ${isoSeconds(ctx.clock.now())}, past its horizon; sending it (a request the service held longer could still land, as a second task of these items: \`taskctl list --service ${service} --since ${isoSeconds(send.sent_at)}\` would show it)`,
+    );
     return;
   }
   const why =
