@@ -235,17 +235,19 @@ describe.concurrent('wire', () => {
       );
     });
 
-    it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 1 s): exit 8 in ~1 s', () =>
+    // --timeout 3s, not 1s: at a load average of 20 a wait took over a second to send its first read (then it is 124,
+    // "before the wait sent its first read", right but not this row's case).
+    it('W9 a request in flight never outlives `wait --timeout` (server stalls 8 s, timeout 3 s): exit 8 in ~3 s', () =>
       withWorld(async (world) => {
         const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
         const id = created.stdout.trim();
         await fault(world, { method: 'GET', path: '/tasks', kind: 'delay', delayMs: 8000, count: 10 });
-        const result = await world.inProcess(['wait', id, '--timeout', '1s'], { realTime: true });
+        const result = await world.inProcess(['wait', id, '--timeout', '3s'], { realTime: true });
         // The service never answered: 8 (the tasks' states are not known), not "still running" (124); said as a read
         // still in flight at the --timeout asked, never as a service failing.
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /the service had not answered the first read when --timeout 1s ran out; last known: task \d+ not seen/,
+          /the service had not answered the first read when --timeout 3s ran out; last known: task \d+ not seen/,
         );
         expect(result.stderr).not.toMatch(/failing|rate limit/);
         expect(result.stderr).toMatch(new RegExp(`taskctl wait ${id}`));
@@ -254,17 +256,17 @@ describe.concurrent('wire', () => {
     // The bug this row found (test/README.md): src/context.ts memoised `api(options)` with the options of the first
     // call, so `create --wait` (whose create builds the client without a deadline) waited with no deadline on requests
     // in flight; it now uses `client.withDeadline(deadline)`.
-    it('W9b the same through `create --wait --timeout 1s`: exit 8 in ~1 s', () =>
+    it('W9b the same through `create --wait --timeout 3s`: exit 8 in ~3 s', () =>
       withWorld(async (world) => {
         // Only the reads of the task the create makes (task 1 of a fresh sandbox) stall: the list read before the POST
         // answers at once, so the deadline is met by the wait's request in flight.
         await fault(world, { method: 'GET', path: '/tasks/1', kind: 'delay', delayMs: 8000, count: 10 });
         const result = await world.inProcess(
-          ['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '1s'],
+          ['create', 'domain_check_availability', 'a.com', '--wait', '--timeout', '3s'],
           { realTime: true },
         );
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(/the service had not answered the first read when --timeout 1s ran out/);
+        expect(result.stderr).toMatch(/the service had not answered the first read when --timeout 3s ran out/);
       }));
   });
 
