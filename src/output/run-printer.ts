@@ -47,7 +47,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     ci,
     now: options.now,
     hints: hintGlobals(options.account ?? {}, options.jobFile),
-    ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
+    ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: () => wrapping.lineBudget(io.stderr.columns) }),
     ...(stacking && { card: stacking.card }),
   });
 }

@@ -214,6 +214,37 @@ describe('live progress ended by Ctrl-C', () => {
   }
 });
 
+describe('live progress on a terminal resized while it is drawn', () => {
+  /**
+   * A block drawn at 120 columns, the terminal then narrowed to 40 (it rewraps each old line into rows of 40, as
+   * tmux does: the same rows the old output makes written at 40 columns), then `next` run: what the screen shows.
+   */
+  function narrowed(next: (progress: Progress) => void) {
+    const stderr = ttyStream(120, 40);
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    const progress = open;
+    open.log('job j-1: taskctl jobs');
+    let frame = [`⠋ task 84 processing ${'░'.repeat(80)} 44% 11/25`, `⠋ task 85 processing ${'░'.repeat(80)} 16%`];
+    open.live(() => frame);
+    Object.assign(stderr, { columns: 40 });
+    frame = frame.map((line) => fitWidth(line, progress.lineWidth() ?? 0));
+    next(progress);
+    return screenAfter(stderr.text(), 40).filter((row) => row !== '');
+  }
+
+  it('narrowed: the next frame replaces every row the old lines were rewrapped into (no fragment stays)', () => {
+    expect(narrowed((progress) => progress.refresh())).toEqual([
+      'job j-1: taskctl jobs',
+      '⠋ task 84 processing…',
+      '⠋ task 85 processing…',
+    ]);
+  });
+
+  it('narrowed: stop() clears every row of the old block, and the lines above it stay', () => {
+    expect(narrowed((progress) => progress.stop())).toEqual(['job j-1: taskctl jobs']);
+  });
+});
+
 /** Ctrl-Z and `fg` driven by the test: `suspend()` is the process asked to stop, `resume()` the shell's `fg`. */
 function jobControl() {
   const watchers = new Set<{ suspending: () => void; resumed: () => void }>();
