@@ -187,14 +187,18 @@ class LiveProgress implements Progress {
   }
 
   /**
-   * The rows the block on screen takes now: one a line, but a line drawn on a wider terminal since narrowed takes as
-   * many rows as the terminal reflowed it into (tmux, VTE, iTerm2, kitty, Windows Terminal rewrap lines on a resize);
-   * counted as one, the erase would leave fragments of the old block above the new one.
+   * The rows the block on screen takes: one a line. A terminal narrowed since a line was drawn either rewrapped it
+   * into more rows (tmux, VTE, iTerm2, kitty) or cut it (xterm, screen), and which cannot be known: an erase counting
+   * the wrong rows would clear lines above the block that are not its own (the job's id). So the old block is left
+   * where it is, as lines, and the next one is drawn below it.
    */
   private height(): number {
     const columns = this.stream.columns ?? 0;
-    if (columns <= 0) return this.drawn.length;
-    return this.drawn.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / columns)), 0);
+    if (columns > 0 && this.drawn.some((width) => width > columns)) {
+      this.stream.write('\n');
+      this.drawn = [];
+    }
+    return this.drawn.length;
   }
 
   log(line: string): void {
