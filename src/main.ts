@@ -134,7 +134,8 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
       import('./output/width.js'),
     ]);
     const { stdout } = deps.io;
-    deps.io.stdout.write(overview(program, stdout.isTTY ? lineBudget(stdout.columns) : 79));
+    // A pipe or a file has no width: nothing is cut or wrapped there (`taskctl | grep webhook`).
+    deps.io.stdout.write(overview(program, stdout.isTTY ? lineBudget(stdout.columns) : undefined));
     return ExitCode.ok;
   }
   try {

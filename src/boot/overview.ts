@@ -1,8 +1,8 @@
 /**
  * What a bare `taskctl` prints: a short overview, at most 25 lines — one line per command and the next step — instead
- * of the full `--help` (91 lines, the exit-code table at the bottom). `taskctl --help` keeps the full text. Nothing is
- * wider than the terminal and no word is broken: a description ends with `…` after its last whole word that fits, and
- * the commands it tells you to run wrap at spaces.
+ * of the full `--help` (91 lines, the exit-code table at the bottom). `taskctl --help` keeps the full text. At a
+ * terminal nothing is wider than it and no word is broken: a description ends with `…` after its last whole word that fits, and
+ * the commands it tells you to run wrap at spaces. In a pipe or a file (no width) every description is whole.
  */
 import type { Command } from 'commander';
 import { textWidth, wrapWords } from '../output/width.js';
@@ -21,8 +21,8 @@ function firstWords(text: string, width: number): string {
   return kept === '' ? '' : `${kept.replace(/[,.]$/, '')}…`;
 }
 
-/** The commands, one line each, and where to go next, fitted to `width`. */
-export function overview(program: Command, width: number): string {
+/** The commands, one line each, and where to go next, fitted to `width` (none: a pipe or a file, nothing cut). */
+export function overview(program: Command, width = Number.POSITIVE_INFINITY): string {
   const commands = program.commands.filter((command) => !(command as { _hidden?: boolean })._hidden);
   const pad = Math.max(...commands.map((command) => command.name().length)) + 4;
   const entry = (command: Command) =>

@@ -185,7 +185,7 @@ export async function runWatch(
   };
   const scan = ids.length === 0 && !silent ? scanProgress(ctx, human) : undefined;
   // At a terminal each line fits its width, the columns aligned and kept (the service's gives way to the counts).
-  const eventLine = eventLineFormatter(printer.lineWidth);
+  const eventLine = eventLineFormatter(() => printer.lineWidth);
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
     reader: api,

@@ -47,8 +47,15 @@ function eventTime(at: number | string | undefined): string {
 const MIN_ID_WIDTH = 6;
 const MIN_STATUS_WIDTH = Math.max(...KNOWN_TASK_STATUSES.map((status) => status.length));
 
-/** The narrowest the service column gets on a narrow terminal (`email_verify` whole; others cut, `domain_whois_…`). */
+/** The narrowest the service column gets on a narrow terminal (`email_verify` whole). */
 const SERVICE_MIN = 12;
+
+/**
+ * The service column a task with more items than COUNTS_ROOM allows for never takes from while the line has room for
+ * it: names cut after their second word (`domain_check_…`, `domain_whois_…`). Only the first COUNTS_ROOM columns of
+ * counts narrow it further, down to SERVICE_MIN.
+ */
+const SERVICE_CUT = 14;
 
 /**
  * At a terminal, room kept from the first line, so the columns do not move when a longer service or a task with more
@@ -65,11 +72,12 @@ const GAP = '  ';
 /**
  * A formatter that keeps the column widths of the lines it made (they only grow). With `lineWidth` (the columns a line
  * may use on a terminal), the service column is set from the first line to what the width leaves once the counts have
- * their room (`COUNTS_ROOM`, or the room a task asked for), names cut with `…`, and it never narrows afterwards; at
- * least SERVICE_MIN: a terminal narrower than that and the counts' room gets the line whole, for the printer to wrap
+ * their room (`COUNTS_ROOM`, or the room a task asked for, taken from the service column only down to SERVICE_CUT), names cut
+ * with `…`, and it never narrows afterwards; `lineWidth` given as a function is read at each line (a resized
+ * terminal). At least SERVICE_MIN: a terminal narrower than that and the counts' room gets the line whole, for the printer to wrap
  * at its spaces.
  */
-export function eventLineFormatter(lineWidth?: number): (line: EventLine) => StyledPart[] {
+export function eventLineFormatter(lineWidth?: number | (() => number | undefined)): (line: EventLine) => StyledPart[] {
   const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
@@ -82,11 +90,14 @@ export function eventLineFormatter(lineWidth?: number): (line: EventLine) => Sty
     width.status = Math.max(width.status, status.length);
     width.room = Math.max(width.room, line.room ?? 0);
     const head = `${time}${GAP}task ${id.padEnd(width.id)}${GAP}`;
-    // What the service column and the counts share of the line.
-    const free = lineWidth === undefined ? undefined : lineWidth - textWidth(head) - 2 * GAP.length - width.status;
+    // What the service column and the counts share of the line, at the terminal's width now (read at each line: it
+    // may have been resized since the last one).
+    const columns = typeof lineWidth === 'function' ? lineWidth() : lineWidth;
+    const free = columns === undefined ? undefined : columns - textWidth(head) - 2 * GAP.length - width.status;
     let serviceWidth = width.service;
     if (free !== undefined && free >= SERVICE_MIN + COUNTS_ROOM) {
-      const room = Math.min(Math.max(width.room, COUNTS_ROOM), free - SERVICE_MIN);
+      const floor = Math.min(SERVICE_CUT, free - COUNTS_ROOM);
+      const room = Math.min(Math.max(width.room, COUNTS_ROOM), free - floor);
       width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), free - room));
       serviceWidth = width.column;
     }

@@ -25,7 +25,10 @@ export interface PrinterBase {
   readonly out: ChalkInstance;
   readonly err: ChalkInstance;
   readonly now: () => number;
-  /** The terminal's width when stdout is one; tables elsewhere (`-o table > file`) keep every column whole. */
+  /**
+   * The columns a line may use when stdout is a terminal, read at each use (a terminal resized during a long run gets
+   * its final table at the width it has then); undefined elsewhere: tables (`-o table > file`) keep every column whole.
+   */
   readonly terminalWidth: number | undefined;
   /** A missing value in a human format, dimmed when colour is on. */
   readonly emptyCell: string;
@@ -44,9 +47,6 @@ export function printerBase(options: PrinterOptions): PrinterBase {
   const stderrColor = options.stderrColor ?? (options.color && io.stderr.isTTY === true);
   // Explicit levels: chalk's own detection looks at process.stdout, which is not necessarily our stream.
   const out = palette(options.color);
-  // One less than the columns (output/width.ts lineBudget): a row as wide as the terminal would touch its last column.
-  const terminalWidth =
-    io.stdout.isTTY === true && (io.stdout.columns ?? 0) > 0 ? Math.max(10, (io.stdout.columns ?? 80) - 1) : undefined;
   return {
     options,
     io,
@@ -57,10 +57,20 @@ export function printerBase(options: PrinterOptions): PrinterBase {
     out,
     err: palette(stderrColor),
     now: options.now ?? (() => Date.now()),
-    terminalWidth,
+    get terminalWidth() {
+      return terminalWidthOf(io.stdout);
+    },
     emptyCell: options.color ? out.dim(EMPTY_CELL) : EMPTY_CELL,
     live: undefined,
   };
+}
+
+/**
+ * The columns a line may use on `stream` when it is a terminal, as wide as it is now: one less than its columns
+ * (output/width.ts lineBudget: a row as wide as the terminal would touch its last column). Undefined off a terminal.
+ */
+function terminalWidthOf(stream: IO['stdout']): number | undefined {
+  return stream.isTTY === true && (stream.columns ?? 0) > 0 ? Math.max(10, (stream.columns ?? 80) - 1) : undefined;
 }
 
 /** One line of text, redacted and neutralised. */
@@ -76,14 +86,21 @@ export function message(base: PrinterBase, text: string): string {
 
 /** `prefix` + the message, word-wrapped on a terminal (the prefix's width counts; it is coloured afterwards). */
 export function say(base: PrinterBase, prefix: string, painted: string, text: string): string {
-  const { wrap, wrapWidth } = base.options;
+  const { wrap } = base.options;
   const body = message(base, text);
+  const wrapWidth = messageWidth(base);
   if (wrap === undefined || wrapWidth === undefined) return `${painted}${body}\n`;
   const wrapped = body
     .split('\n')
     .map((line, i) => wrap(i === 0 ? `${prefix}${line}` : line, wrapWidth))
     .join('\n');
   return `${painted}${wrapped.slice(prefix.length)}\n`;
+}
+
+/** The width messages are wrapped to (`PrinterOptions.wrapWidth`), read now: the terminal may have been resized. */
+function messageWidth(base: PrinterBase): number | undefined {
+  const { wrapWidth } = base.options;
+  return typeof wrapWidth === 'function' ? wrapWidth() : wrapWidth;
 }
 
 export function writeOut(base: PrinterBase, text: string): void {

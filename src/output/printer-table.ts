@@ -43,7 +43,9 @@ async function fitTable<T>(
   const widths = columns.map((_, i) =>
     texts.reduce((widest, cells) => Math.max(widest, textWidth(cells[i] ?? '')), textWidth(heads[i] ?? '')),
   );
-  if (base.terminalWidth === undefined || list?.wide === true) {
+  // Read once: the terminal's width now (it may have changed since the run began), for the whole fit.
+  const terminalWidth = base.terminalWidth;
+  if (terminalWidth === undefined || list?.wide === true) {
     return { shown: columns.map((_, i) => i), widths, stack: false };
   }
   const [{ fitColumns }, { leastCellWidth }] = await Promise.all([import('./fit.js'), import('./width.js')]);
@@ -62,7 +64,7 @@ async function fitTable<T>(
       optional: list?.chosen === true ? undefined : c.optional,
       answer: c.answer,
     })),
-    base.terminalWidth,
+    terminalWidth,
   );
 }
 
@@ -135,11 +137,12 @@ export async function renderRowsTable<T>(
       `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
     );
   };
-  if (fit.stack && base.terminalWidth !== undefined) {
+  const cardWidth = base.terminalWidth;
+  if (fit.stack && cardWidth !== undefined) {
     // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it.
     const { cards } = await import('./stack.js');
     const fields = rows.map((row, r) => rowCard(row, texts[r] ?? [], allColumns, heads, options.color, emptyCell));
-    writeOut(base, cards(fields, base.terminalWidth, { label: (text) => (options.color ? out.bold(text) : text) }));
+    writeOut(base, cards(fields, cardWidth, { label: (text) => (options.color ? out.bold(text) : text) }));
     cut();
     return;
   }
@@ -193,8 +196,8 @@ export function detailText(base: PrinterBase, fields: readonly DetailField[]): s
       });
       const bold = (label: string) => (options.color ? out.bold(label) : label);
       // On a terminal wrapped to its width; elsewhere (`-o table > file`) one line a field.
-      if (options.card && base.terminalWidth !== undefined)
-        return options.card(shown, base.terminalWidth, { label: bold });
+      const cardWidth = base.terminalWidth;
+      if (options.card && cardWidth !== undefined) return options.card(shown, cardWidth, { label: bold });
       const width = Math.max(...shown.map((field) => field.label.length));
       const value = (field: CardField) =>
         `${field.paint ? field.paint(field.value) : field.value}${field.tail ? ` ${field.tail}` : ''}`;

@@ -84,9 +84,10 @@ export interface PrinterOptions {
   now?: () => number;
   /**
    * Word-wraps messages on stderr (errors, hints, warnings, info) to this many columns: give it only when stderr is a
-   * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`.
+   * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`. A function
+   * is read at each message, so a terminal resized during a run gets its later messages at its new width.
    */
-  wrapWidth?: number;
+  wrapWidth?: number | (() => number);
   /** The wrapper (output/width.ts `wrapText`), handed in so that the printer loads no width tables for scripts. */
   wrap?: (text: string, width: number, indent?: string) => string;
   /** `Label:  value` lines wrapped to a width (output/stack.ts `card`), handed in when stdout is a terminal. */
@@ -113,7 +114,8 @@ export interface Printer {
   readonly quiet: boolean;
   /**
    * The columns a line on stdout may use when stdout is a terminal (one less than its width), else undefined: what a
-   * line of its own is fitted to (the event lines of `watch` and `webhook listen`, output/event-line.ts).
+   * line of its own is fitted to (the event lines of `watch` and `webhook listen`, output/event-line.ts). Read at each
+   * use: the terminal's width as it is now.
    */
   readonly lineWidth: number | undefined;
   /** chalk at stdout's colour level (level 0 when colour is off): for `Column.style`. */

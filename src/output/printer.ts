@@ -70,7 +70,7 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
 
 export function createPrinter(options: PrinterOptions): Printer {
   const base = printerBase(options);
-  const { io, format, quiet, out, err, terminalWidth } = base;
+  const { io, format, quiet, out, err } = base;
   const { wrap } = options;
   const paintByStatus = (status: string, task?: TaskStateFields): string => paintStatus(out, status, task);
   return {
@@ -78,7 +78,9 @@ export function createPrinter(options: PrinterOptions): Printer {
     color: options.color,
     stderrColor: base.stderrColor,
     quiet,
-    lineWidth: terminalWidth,
+    get lineWidth() {
+      return base.terminalWidth;
+    },
     chalk: out,
 
     list: (rows, columns, json, listOptions) => listRows(base, rows, columns, json, listOptions),
@@ -107,7 +109,8 @@ export function createPrinter(options: PrinterOptions): Printer {
       });
       // On a terminal wrapped at spaces (a line the terminal wraps is cut inside a word); one line each in a pipe.
       const line = text.join('');
-      io.stdout.write(`${terminalWidth === undefined || !wrap ? line : wrap(line, terminalWidth, '  ')}\n`);
+      const width = base.terminalWidth;
+      io.stdout.write(`${width === undefined || !wrap ? line : wrap(line, width, '  ')}\n`);
     },
 
     blank() {

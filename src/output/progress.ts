@@ -11,7 +11,7 @@ import { colorEnabled, isCI, isDumbTerminal, type Env, type IO, type JobControl,
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
-import { cutToWidth, liveLineBudget } from './width.js';
+import { cutToWidth, liveLineBudget, textWidth } from './width.js';
 
 export interface ProgressOptions {
   io: IO;
@@ -133,7 +133,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 class LiveProgress implements Progress {
   readonly mode = 'live';
   private frame: ((spin: string, maxLines: number) => string[]) | undefined;
-  private height = 0;
+  /** The columns each line of the block on screen took when drawn (none: no block on screen). */
+  private drawn: number[] = [];
   private tick = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
@@ -176,19 +177,35 @@ class LiveProgress implements Progress {
     // below it. Never "clear to the end of the screen": from the top-left corner, tmux and others move the whole
     // screen into the scrollback for that, which is how a redrawn block flooded it.
     const stream = this.tty();
-    this.toTop();
+    const height = this.height();
+    this.toTop(height);
     lines.forEach((line, index) => {
       if (index > 0) this.stream.write('\n');
       this.stream.write(line);
       clearLine(stream, 1);
     });
-    const extra = this.height - lines.length;
+    const extra = height - lines.length;
     for (let i = 0; i < extra; i++) {
       moveCursor(stream, 0, 1);
       clearLine(stream, 0);
     }
     if (extra > 0) moveCursor(stream, 0, -extra);
-    this.height = lines.length;
+    this.drawn = lines.map((line) => textWidth(line));
+  }
+
+  /**
+   * The rows the block on screen takes: one a line. A terminal narrowed since a line was drawn either rewrapped it
+   * into more rows (tmux, VTE, iTerm2, kitty) or cut it (xterm, screen), and which cannot be known: an erase counting
+   * the wrong rows would clear lines above the block that are not its own (the job's id). So the old block is left
+   * where it is, as lines, and the next one is drawn below it.
+   */
+  private height(): number {
+    const columns = this.stream.columns ?? 0;
+    if (columns > 0 && this.drawn.some((width) => width > columns)) {
+      this.stream.write('\n');
+      this.drawn = [];
+    }
+    return this.drawn.length;
   }
 
   log(line: string): void {
@@ -226,8 +243,8 @@ class LiveProgress implements Progress {
    * drawn afresh below them. After a stop it did not clear (`kill -STOP`), its last line is ended first.
    */
   private readonly resumed = (): void => {
-    if (this.height > 0) this.stream.write('\n');
-    this.height = 0;
+    if (this.drawn.length > 0) this.stream.write('\n');
+    this.drawn = [];
     this.suspended = false;
     this.refresh();
   };
@@ -236,24 +253,25 @@ class LiveProgress implements Progress {
     return this.stream as unknown as NodeJS.WritableStream;
   }
 
-  /** To the first column of the block's first line (Node's readline writes the cursor sequences). */
-  private toTop(): void {
+  /** To the first column of the block's first row, `height` rows up (Node's readline writes the cursor sequences). */
+  private toTop(height: number): void {
     const stream = this.tty();
     cursorTo(stream, 0);
-    if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
+    if (height > 1) moveCursor(stream, 0, -(height - 1));
   }
 
-  /** Clears the block line by line and leaves the cursor where it began, for lasting lines or the end. */
+  /** Clears the block row by row and leaves the cursor where it began, for lasting lines or the end. */
   private erase(): void {
-    if (this.height === 0) return;
+    const height = this.height();
+    if (height === 0) return;
     const stream = this.tty();
-    this.toTop();
-    for (let i = 0; i < this.height; i++) {
+    this.toTop(height);
+    for (let i = 0; i < height; i++) {
       if (i > 0) moveCursor(stream, 0, 1);
       clearLine(stream, 0);
     }
-    if (this.height > 1) moveCursor(stream, 0, -(this.height - 1));
-    this.height = 0;
+    if (height > 1) moveCursor(stream, 0, -(height - 1));
+    this.drawn = [];
   }
 }
 

@@ -48,7 +48,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     dumbTerminal: isDumbTerminal(env),
     now: options.now,
     hints: hintGlobals(options.account ?? {}, options.jobFile),
-    ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: wrapping.lineBudget(io.stderr.columns) }),
+    ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: () => wrapping.lineBudget(io.stderr.columns) }),
     ...(stacking && { card: stacking.card }),
   });
 }

@@ -69,7 +69,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
       end: () => rows.end(),
     };
   }
-  const eventLine = eventLineFormatter(printer.lineWidth);
+  const eventLine = eventLineFormatter(() => printer.lineWidth);
   return {
     print({ event, body, name, taskId, synthesised, simulated }, { duplicate }) {
       const marks: StyledPart[] = [];

@@ -18,6 +18,18 @@ describe('bare taskctl', () => {
   });
 });
 
+describe('bare taskctl piped (no terminal, so no width)', () => {
+  it('prints every description whole: nothing is cut with …, nothing wrapped', async () => {
+    const result = await runTaskctl([], { stdoutTTY: false });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('…');
+    expect(result.stdout).toMatch(
+      /^ {2}webhook +receive the service's webhook events locally, or send a test \S.*[^…]$/m,
+    );
+    expect(result.stdout).toMatch(/^All flags and exit codes: taskctl --help; one command: taskctl <command> --help$/m);
+  });
+});
+
 describe('bare taskctl at 40 columns', () => {
   it('fits: descriptions end after a whole word, the commands to run wrap at spaces and are never cut', async () => {
     const result = await runTaskctl([], { stdoutTTY: true, columns: 40 });

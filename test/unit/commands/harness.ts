@@ -18,7 +18,7 @@ import { FakeClock } from '../clock.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
 import { main } from '../../../src/main.js';
-import { createMemoryIO } from '../../../src/output/memory-io.js';
+import { createMemoryIO, type MemoryOutputStream } from '../../../src/output/memory-io.js';
 
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/api/v1`;
@@ -215,6 +215,8 @@ export interface RunOptions {
   pager?: ((text: string) => Promise<boolean>) | undefined;
   /** A directory for config and caches; default: a fresh temporary one, removed afterwards. */
   home?: string | undefined;
+  /** Given the run's stdout and stderr before it starts: a test can resize the terminal (`columns`) mid-run. */
+  terminal?: ((streams: { stdout: MemoryOutputStream; stderr: MemoryOutputStream }) => void) | undefined;
 }
 
 export interface RunResult {
@@ -237,6 +239,7 @@ export async function runTaskctl(argv: string[], options: RunOptions = {}): Prom
   });
   if (options.rows !== undefined) Object.assign(memory.stdout, { rows: options.rows });
   if (options.rows !== undefined) Object.assign(memory.stderr, { rows: options.rows });
+  options.terminal?.({ stdout: memory.stdout, stderr: memory.stderr });
   const output: string[] = [];
   for (const stream of [memory.stdout, memory.stderr]) {
     const write = stream.write.bind(stream);

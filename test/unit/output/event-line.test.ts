@@ -91,4 +91,29 @@ describe('eventLineFormatter', () => {
     expect(new Set(statusAt(lines)).size).toBe(1);
     expect(lines[1]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_availability  processing  5/12, 2 failed');
   });
+
+  it('at 80 columns: a first task of 100 items (counts up to 19 columns) still leaves `domain_check_…`, as listen and watch print', () => {
+    const format = eventLineFormatter(79);
+    const first = text(format, line('domain_check_availability', '5/100', 19));
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7       domain_check_…  processing  5/100');
+    expect(text(format, line('domain_whois_history', '100/100, 100 failed', 19))).toContain(
+      'domain_whois_…  processing',
+    );
+  });
+
+  it('just wide enough for a 12-column service and 16 of counts (78 columns): the counts keep 16, the service 12', () => {
+    const format = eventLineFormatter(77);
+    const first = text(format, line('domain_check_availability', '5/100', 19));
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7       domain_chec…  processing  5/100');
+  });
+
+  it('given as a function, the width is read at each line, not when the formatter is made (a resized terminal)', () => {
+    let columns = 39;
+    const format = eventLineFormatter(() => columns);
+    columns = 119;
+    // At 120 columns the service column keeps room for the longest names from the first line.
+    expect(text(format, line('email_verify', '1/1', 10))).toBe(
+      `2025-01-15T12:00:00Z  task 7       ${'email_verify'.padEnd(25)}  processing  1/1`,
+    );
+  });
 });

@@ -215,6 +215,41 @@ describe('live progress ended by Ctrl-C', () => {
   }
 });
 
+describe('live progress on a terminal resized while it is drawn', () => {
+  /**
+   * A block drawn at 120 columns, the terminal then narrowed to 40 (it rewraps each old line into rows of 40, as
+   * tmux does: the same rows the old output makes written at 40 columns), then `next` run: what the screen shows.
+   */
+  function narrowed(next: (progress: Progress) => void) {
+    const stderr = ttyStream(120, 40);
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    const progress = open;
+    open.log('job j-1: taskctl jobs');
+    let frame = [`⠋ task 84 processing ${'░'.repeat(80)} 44% 11/25`, `⠋ task 85 processing ${'░'.repeat(80)} 16%`];
+    open.live(() => frame);
+    Object.assign(stderr, { columns: 40 });
+    frame = frame.map((line) => fitWidth(line, progress.lineWidth() ?? 0));
+    next(progress);
+    return screenAfter(stderr.text(), 40).filter((row) => row !== '');
+  }
+
+  // Whether the terminal rewrapped the old lines or cut them cannot be known: the old block is left as it is and the
+  // next drawn below it, so that no line above it (the job's id) is ever erased.
+  it('narrowed: the next frame is drawn below the old block, and the lines above it stay', () => {
+    const rows = narrowed((progress) => progress.refresh());
+    expect(rows[0]).toBe('job j-1: taskctl jobs');
+    expect(rows.slice(-2)).toEqual(['⠋ task 84 processing…', '⠋ task 85 processing…']);
+    // The old block's first row is still there, above the new block: nothing was erased upwards.
+    expect(rows.filter((row) => row.includes('task 84 processing'))).toHaveLength(2);
+  });
+
+  it('narrowed: stop() leaves the old block, and the lines above it stay', () => {
+    const rows = narrowed((progress) => progress.stop());
+    expect(rows[0]).toBe('job j-1: taskctl jobs');
+    expect(rows.slice(1).join('')).toContain('task 85 processing');
+  });
+});
+
 /** Ctrl-Z and `fg` driven by the test: `suspend()` is the process asked to stop, `resume()` the shell's `fg`. */
 function jobControl() {
   const watchers = new Set<{ suspending: () => void; resumed: () => void }>();
