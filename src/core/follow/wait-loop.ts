@@ -24,6 +24,7 @@ import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
 import { idsOnly } from '../quiet.js';
+import { serviceNow } from '../server-time.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -294,7 +295,10 @@ export async function waitForTasks(
     (await ctx.settings()).outageTolerance,
   );
   const progress = await ctx.printer.progress();
-  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
+  // A task's elapsed time counts on the service's clock, which stamped its start (docs/behaviour.md#the-services-clock).
+  const onService = (localNow: number) => serviceNow(api.serverClockBounds(), localNow).start;
+  const { allowItemFailures } = options;
+  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures, serviceNow: onService });
   const warn = (text: string): void => progress.interject(() => ctx.printer.warn(text));
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
