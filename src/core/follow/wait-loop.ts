@@ -271,7 +271,7 @@ export async function waitForTasks(
   }
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
-  const api = await ctx.api({ deadline });
+  const api = await ctx.api({ deadline, follow: true });
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();

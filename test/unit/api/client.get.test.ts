@@ -186,7 +186,7 @@ describe('GET: resends', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
     expect(error.message).toBe(
-      'reading the balance: https://api.test did not send the complete answer within 35s after 4 attempts',
+      'reading the balance: https://api.test did not answer within 35s after 4 attempts',
     );
   });
 
