@@ -315,6 +315,7 @@ export class Context implements Capabilities {
     this.apiPromise ??= this.createApi();
     const client = await this.apiPromise;
     this.apiMade = client;
+    if (options.follow === true) this.spinners.follow();
     // One client (one connection pool, one rate limiter); a deadline is a view of it, e.g. the wait after create.
     return options.deadline !== undefined ? client.withDeadline(options.deadline) : client;
   }
@@ -361,12 +362,13 @@ export class Context implements Capabilities {
       onResend: (message) => this.spinners.resending(message),
       // Under a spinner in its text; without one a line, once a run, even with -q (docs/behaviour.md#quiet); a wait's
       // live block says it itself.
-      onNoAnswer: (waitedMs, givesUpAt) =>
+      onNoAnswer: (waitedMs, givesUpAt, received) =>
         this.spinners.noAnswer(
           waitedMs,
           givesUpAt,
           (line) => this.printer.notice(line),
           () => this.printer.drawingLive(),
+          received,
         ),
     });
     this.onCleanup(() => client.close());

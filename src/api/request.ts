@@ -293,11 +293,12 @@ async function sendAttempt(
   spec.observer?.onDispatch?.(attempt, sentAtMs);
   const timeoutMs = attemptTimeoutFor(wire.options, spec.method);
   const cut = attemptCut(wire, { timeoutMs, sentAtMs, deadline, budgetEnd });
-  const noAnswer = noAnswerNotice(wire, spec.method, { timeoutMs, sentAtMs, deadline, budgetEnd });
   let status: number | undefined;
   let rateLimit: ReturnType<typeof parseRateLimit>;
   let announced = Number.NaN;
   const received = { bytes: 0 };
+  const soFar = () => (status === undefined ? undefined : received.bytes);
+  const noAnswer = noAnswerNotice(wire, spec.method, { timeoutMs, sentAtMs, deadline, budgetEnd }, soFar);
   try {
     const response = await wire.dispatcher.request({
       origin: wire.origin,
@@ -336,14 +337,16 @@ async function sendAttempt(
 }
 
 /**
- * After NO_ANSWER_NOTICE_MS of an attempt without its answer, `onNoAnswer` hears how long and when the request gives up
- * at the latest: a GET at its budget's end (a later attempt included), a write at its attempt's timeout, either at the
- * deadline. Returns what ends the notice (the attempt's end).
+ * After NO_ANSWER_NOTICE_MS of an attempt without its complete answer, `onNoAnswer` hears how long and when the request
+ * gives up at the latest: a GET at its budget's end (a later attempt included), a write at its attempt's timeout,
+ * either at the deadline; and `received`, what came of the body once the headers did (an answer still coming in is
+ * not "no answer"). Returns what ends the notice (the attempt's end).
  */
 function noAnswerNotice(
   wire: Wire,
   method: Method,
   at: { timeoutMs: number; sentAtMs: number; deadline: number | undefined; budgetEnd: number },
+  received: () => number | undefined,
 ): () => void {
   const { onNoAnswer } = wire.options;
   if (onNoAnswer === undefined || wire.clock.after === undefined) return () => undefined;
@@ -354,7 +357,7 @@ function noAnswerNotice(
   if (givesUpAt - at.sentAtMs <= NO_ANSWER_NOTICE_MS) return () => undefined;
   let end: (() => void) | undefined;
   const cancel = wire.clock.after(NO_ANSWER_NOTICE_MS, () => {
-    end = onNoAnswer(NO_ANSWER_NOTICE_MS, givesUpAt);
+    end = onNoAnswer(NO_ANSWER_NOTICE_MS, givesUpAt, received);
   });
   return () => {
     cancel();
@@ -637,8 +640,10 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
     return error;
   }
   if (failure === 'transport' && isAnswerTimeout(code)) {
+    // Said by what came: no answer at all (a stopped server: no status line), or an answer whose body did not end.
+    const what = ex.status === undefined ? 'did not answer' : 'did not finish its answer';
     return withCause(
-      `${label}: ${ctx.origin} did not send the complete answer within ${formatDuration(ctx.timeoutMs)}${suffix}`,
+      `${label}: ${ctx.origin} ${what} within ${formatDuration(ctx.timeoutMs)}${suffix}`,
       ex.error,
       'The service is slow or unreachable: try again later, or raise --request-timeout.',
     );
@@ -941,7 +946,7 @@ const ANSWER_TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ]);
 
-/** True when the server was reached but did not send the complete answer in time. */
+/** True when the server was reached but did not answer, or finish its answer, in time. */
 function isAnswerTimeout(code: string): boolean {
   return ANSWER_TIMEOUT_CODES.has(code);
 }

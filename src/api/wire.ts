@@ -55,11 +55,12 @@ export interface ApiClientOptions {
    */
   onWait?: (waitMs: number, message: string) => void;
   /**
-   * Hears of an attempt that has had no answer for NO_ANSWER_NOTICE_MS (on the clock's `after`): how long, and when
-   * the request gives up at the latest (epoch ms: its budget, a write's attempt timeout, the deadline). What it returns
-   * is called when the attempt ends. Default: silence.
+   * Hears of an attempt that has had no complete answer for NO_ANSWER_NOTICE_MS (on the clock's `after`): how long,
+   * when the request gives up at the latest (epoch ms: its budget, a write's attempt timeout, the deadline), and
+   * `received`: the bytes of the body received so far once the answer's headers came, undefined while nothing came.
+   * What it returns is called when the attempt ends. Default: silence.
    */
-  onNoAnswer?: (waitedMs: number, givesUpAt: number) => (() => void) | undefined;
+  onNoAnswer?: (waitedMs: number, givesUpAt: number, received: () => number | undefined) => (() => void) | undefined;
   /** Hears of every resend before its wait, its reason in words: `connection refused; trying again in 1s (attempt 2/4)`. */
   onResend?: (message: string) => void;
   /** The hint of a refused key (401), naming where the key came from (core/settings keyRefusedHint). */

@@ -33,6 +33,11 @@ export interface GlobalOptions {
 export interface ApiOptions {
   /** Epoch ms: the client never sleeps past it (wait --timeout). */
   deadline?: number | undefined;
+  /**
+   * A follow (wait, watch) reads from here on: it polls again after a read that gives up and says itself when it gives
+   * up, so a read's notice of no answer names no time left of its own.
+   */
+  follow?: boolean | undefined;
 }
 
 /** What is printed: data on stdout, talk on stderr, everything redacted; long terminal output paged. */

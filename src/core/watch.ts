@@ -147,7 +147,7 @@ export async function runWatch(
   const target = await watched(ctx, ids, options);
   ids = target.ids;
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
-  const api = await ctx.api({ deadline });
+  const api = await ctx.api({ deadline, follow: true });
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();

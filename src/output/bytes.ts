@@ -12,3 +12,9 @@ export function formatBytes(bytes: number): string {
   for (const [size, unit] of UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
   return `${formatCount(bytes)} bytes`;
 }
+
+/** A size still growing (an answer coming in), in whole units rounded down: `37 bytes`, `12 KiB`, `60 MiB`. */
+export function roundedBytes(bytes: number): string {
+  for (const [size, unit] of UNITS) if (bytes >= size) return `${formatCount(Math.floor(bytes / size))} ${unit}`;
+  return `${formatCount(bytes)} ${bytes === 1 ? 'byte' : 'bytes'}`;
+}

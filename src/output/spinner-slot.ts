@@ -7,6 +7,7 @@ import type { Clock } from '../lib/time.js';
 import type { OutputStream } from './io.js';
 import type { Printer } from './printer.js';
 import type { Spinner } from './spinner.js';
+import { roundedBytes } from './bytes.js';
 
 export interface SpinnerSlotOptions {
   stream: OutputStream;
@@ -22,6 +23,11 @@ export class SpinnerSlot {
   private text = '';
   /** A request with no answer was said in a line: once a run, not a flood. */
   private saidNoAnswer = false;
+  /**
+   * A follow (wait, watch) reads from here on: a read that gives up is followed by the next round, and the follow says
+   * when it gives up itself, so a notice names no time left of the read (it would stay on screen, wrong).
+   */
+  private following = false;
 
   constructor(private readonly options: SpinnerSlotOptions) {}
 
@@ -78,24 +84,37 @@ export class SpinnerSlot {
     this.active?.text(`${this.text}: ${message}`);
   }
 
+  /** The reads from here on are a follow's (`following`): their notices name no time left. */
+  follow(): void {
+    this.following = true;
+  }
+
   /**
-   * A request of a spin has had no answer for `waitedMs` and gives up at `givesUpAt` at the latest: the spinner says so
-   * after its own text, counting on, until the returned function is called (the answer came, or the attempt ended);
-   * with no spinner, `line` gets it once a run, unless a live block is drawn (`live`: a wait's says it itself).
+   * A request of a spin has had no complete answer for `waitedMs` and gives up at `givesUpAt` at the latest: the spinner
+   * says so after its own text, counting on, until the returned function is called (the answer came, or the attempt
+   * ended); with no spinner, `line` gets it once a run, unless a live block is drawn (`live`: a wait's says it itself).
+   * `received`: the body's bytes so far once the headers came (the answer is coming in), else undefined (no answer).
    */
   noAnswer(
     waitedMs: number,
     givesUpAt: number,
     line: (text: string) => void,
     live: () => boolean,
+    received: () => number | undefined = () => undefined,
   ): (() => void) | undefined {
     const { clock } = this.options;
     const start = clock.now() - waitedMs;
     // After the spinner's text (what is read) it fits 80 columns: the line of a script names the service instead.
     const words = (who = '') => {
       const now = clock.now();
-      const left = Math.max(0, Math.ceil((givesUpAt - now) / 1000));
-      return `no answer${who} for ${Math.floor((now - start) / 1000)}s; still trying (${left}s left)…`;
+      const waited = `${Math.floor((now - start) / 1000)}s`;
+      const left = this.following ? '' : `${Math.max(0, Math.ceil((givesUpAt - now) / 1000))}s left`;
+      const bytes = received();
+      if (bytes !== undefined) {
+        const whose = who === '' ? '' : ' from the service';
+        return `the answer${whose} is still coming in (${[`${roundedBytes(bytes)} in ${waited}`, left].filter(Boolean).join(', ')})…`;
+      }
+      return `no answer${who} for ${waited}; still trying${left === '' ? '' : ` (${left})`}…`;
     };
     const spinner = this.active;
     if (spinner === undefined) {

@@ -200,7 +200,7 @@ describe.concurrent('wire', () => {
         const result = await world.inProcess(['--request-timeout', '300ms', 'balance'], { realTime: true });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not send the complete answer within 0\.3s \(no time left to try again within --request-timeout 0\.3s\)/,
+          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s \(no time left to try again within --request-timeout 0\.3s\)/,
         );
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);

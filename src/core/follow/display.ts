@@ -41,6 +41,12 @@ export interface DisplayOptions {
   ids: readonly number[];
   /** `--allow-item-failures`: a completed task with failed items earns ✓, not ✗. */
   allowItemFailures?: boolean | undefined;
+  /**
+   * The service's clock at a time of this machine's: the earliest its now can be, as its `Date` headers read it
+   * (core/server-time.ts `serviceNow`). A task's elapsed time counts from its `started_at`, a time of the service's
+   * clock. Without it, this machine's clock.
+   */
+  serviceNow?: ((localNow: number) => number) | undefined;
 }
 
 interface View {
@@ -308,7 +314,7 @@ export class FollowDisplay {
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
       !ended && end !== undefined ? (left === undefined ? 'est. ending now' : `est. ${left} left`) : '',
     ];
-    const elapsed = clockTime(elapsedOf(view, now));
+    const elapsed = clockTime(elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
     if (mode === 'live') {
       const head = { icon, id: String(task.id).padEnd(widths.id), status };
       return fitLiveLine(head, counts, [...timing, paint.dim(elapsed)], paint, this.options.progress.lineWidth());
@@ -381,12 +387,18 @@ function stateKey(change: TaskChange): string {
   return `${change.task.status}\u0000${completed ?? '-'}\u0000${failed ?? '-'}`;
 }
 
-/** Since the task started (or was created), by the server's timestamps when usable; frozen at its end. */
-function elapsedOf(view: View, now: number): number {
+/**
+ * Since the task started (or was created), by the server's timestamps when usable; frozen at its end. The time since is
+ * told on the service's clock (`serviceNow`, the earliest its now can be, for this machine's `now`), which stamped
+ * `started_at`: a service hours behind this machine does not show hours (nor one ahead a jump at the end), and a line
+ * never counts past the task's own end (`completed_at`), so the last line never goes back.
+ */
+function elapsedOf(view: View, now: number, serviceNow: number): number {
   const { task, at } = view.change;
+  const shift = serviceNow - now;
   const begin = parseTime(task.started_at) ?? parseTime(task.created_at);
-  const start = begin !== undefined && begin <= now ? begin : view.firstSeenAt;
-  const end = isTerminal(task) ? (parseTime(task.completed_at) ?? parseTime(task.failed_at) ?? at) : now;
+  const end = isTerminal(task) ? (parseTime(task.completed_at) ?? parseTime(task.failed_at) ?? at + shift) : serviceNow;
+  const start = begin !== undefined && begin <= end ? begin : view.firstSeenAt + shift;
   return Math.max(0, end - start);
 }
 

@@ -24,6 +24,7 @@ import { counted } from '../../output/plural.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
 import { idsOnly } from '../quiet.js';
+import { serviceNow } from '../server-time.js';
 
 export interface WaitOptions {
   /** Poll interval in ms while a task's end cannot be predicted (default 2 s); grows ×1.5 to 30 s while nothing changes. */
@@ -270,7 +271,7 @@ export async function waitForTasks(
   }
   const start = ctx.clock.now();
   const deadline = options.timeout > 0 ? start + options.timeout : undefined;
-  const api = await ctx.api({ deadline });
+  const api = await ctx.api({ deadline, follow: true });
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
@@ -294,7 +295,10 @@ export async function waitForTasks(
     (await ctx.settings()).outageTolerance,
   );
   const progress = await ctx.printer.progress();
-  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures: options.allowItemFailures });
+  // A task's elapsed time counts on the service's clock, which stamped its start (docs/behaviour.md#the-services-clock).
+  const onService = (localNow: number) => serviceNow(api.serverClockBounds(), localNow).start;
+  const { allowItemFailures } = options;
+  const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures, serviceNow: onService });
   const warn = (text: string): void => progress.interject(() => ctx.printer.warn(text));
   const warnUnknown = unknownStatusWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.

@@ -201,3 +201,27 @@ describe('answers that are not readable HTTP', () => {
     }
   });
 });
+
+describe('a request timeout in words: what the server sent', () => {
+  function timedOut(code: string, status: number | undefined): string {
+    const error = Object.assign(new Error('timed out'), { code });
+    const exchange = { kind: 'failure' as const, error, code, status, sentAtMs: 0 };
+    const verdict = judgeFailure(context(false), exchange, 4);
+    if (verdict.ok) throw new Error('expected a failure');
+    return verdict.fail('').message;
+  }
+
+  it('nothing came (a stopped server, headers never sent): it did not answer, not "the complete answer"', () => {
+    for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'TASKCTL_REQUEST_TIMEOUT']) {
+      expect(timedOut(code, undefined)).toBe('reading the balance: https://api.example.com did not answer within 35s');
+    }
+  });
+
+  it('the headers came, the body did not end: it did not finish its answer', () => {
+    for (const code of ['UND_ERR_BODY_TIMEOUT', 'TASKCTL_REQUEST_TIMEOUT']) {
+      expect(timedOut(code, 200)).toBe(
+        'reading the balance: https://api.example.com did not finish its answer within 35s',
+      );
+    }
+  });
+});

@@ -33,6 +33,23 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.stdout).toMatch(/^7\t.*processing/);
   });
 
+  it('wait: a 502 with an HTML body from the first read on: every line before the error is a warning', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    const html = { times: 1000, headers: { 'content-type': 'text/html' } };
+    api.reply('GET', '/tasks/7', 502, '<html><body>Bad Gateway</body></html>', html);
+    const result = await runTaskctl(['wait', '7', '-o', 'tsv'], { api });
+    expect(result.code, result.stderr).toBe(8);
+    const lines = result.stderr.trimEnd().split('\n');
+    const error = lines.findIndex((line) => line.startsWith('error: '));
+    expect(error, result.stderr).toBeGreaterThan(1);
+    for (const line of lines.slice(0, error)) {
+      expect(line).toMatch(
+        /^warning: no good answer yet \([\dms.]+\), still polling: reading task 7: the server answered HTTP 502 with a body that is not JSON \(text\/html\) after 4 attempts$/,
+      );
+    }
+  });
+
   it('wait: a service failing when the deadline comes is exit 8, not 124, and prints no [] when nothing was seen', async () => {
     const api = mockApi();
     api.allowUnused(); // the failing replies are registered generously
