@@ -219,13 +219,10 @@ export class RateLimiter {
     const serverRemaining = Math.max(0, info.remaining - others);
     const current = this.#window;
     if (current === undefined || !current.fromServer || info.resetAtMs > current.resetAtMs + SAME_WINDOW_TOLERANCE_MS) {
-      // First word from the server, or a newer window: adopt it (keeping local spend when it was our own guess).
-      const local =
-        current !== undefined && !current.fromServer && info.resetAtMs <= current.resetAtMs + SAME_WINDOW_TOLERANCE_MS
-          ? current.remaining
-          : Number.POSITIVE_INFINITY;
-      const remaining = Math.min(local, serverRemaining);
-      this.#window = { limit: info.limit, remaining, resetAtMs: info.resetAtMs, fromServer: true };
+      // First word from the server, or a newer window: adopt it. An assumed budget (steady polling, a 429 without
+      // headers) was a guess: the server's count replaces it, larger too (its own count holds every request it took,
+      // and those still in flight are taken off), else the guess's 99 would hold a budget of a million to 100 a minute.
+      this.#window = { limit: info.limit, remaining: serverRemaining, resetAtMs: info.resetAtMs, fromServer: true };
     } else if (info.resetAtMs >= current.resetAtMs - SAME_WINDOW_TOLERANCE_MS) {
       this.#window = {
         limit: info.limit,

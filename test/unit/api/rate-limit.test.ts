@@ -272,6 +272,19 @@ describe('RateLimiter', () => {
     expect(grantedAt.filter((t) => t < T0 + 60_000)).toHaveLength(99);
   });
 
+  it('steady polling: the budget the server first states replaces the assumed one, larger too (999,999 left is not 99)', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    limiter.steady();
+    await limiter.acquire();
+    limiter.update({ limit: 1_000_000, remaining: 999_999, resetAtMs: T0 + 60_000 });
+    limiter.release();
+    const grantedAt = await burst(limiter, clock, 150);
+    // The assumed 100 per minute's 99 left held it to 99 and then a wait for the reset (1m1s).
+    expect(grantedAt.filter((t) => t < T0 + 60_000)).toHaveLength(150);
+    expect(limiter.snapshot()).toMatchObject({ limit: 1_000_000 });
+  });
+
   it('paces by the headers once a server states them, whatever the mode', async () => {
     const clock = new FakeClock({ auto: false });
     const limiter = new RateLimiter({ clock });
