@@ -139,6 +139,9 @@ function scanProgress(ctx: Pick<Prompts, 'spin'> & Output, live: boolean) {
   };
 }
 
+/** When more tasks were created between two reads of the listing than one round reads (follow.ts `catchUp`). */
+const MISSED = 'tasks were created since the last read; some may not be shown';
+
 export async function runWatch(
   ctx: Output & Process & Prompts & Runtime & Store & Service,
   ids: number[],
@@ -226,6 +229,8 @@ export async function runWatch(
       }
     },
     outageToleranceMs,
+    // Said rather than silently skipped (docs/behaviour.md#what-watch-keeps).
+    onMissed: (atLeast) => printer.warn(`more than ${formatCount(atLeast)} ${MISSED}`),
     onOutage: (state) => {
       const now = ctx.clock.now();
       printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));

@@ -118,6 +118,12 @@ export interface FollowOptions {
    * older than those is known by its creation time (see `forgotten`).
    */
   rememberFinished?: number;
+  /**
+   * 'all-unfinished' with `follow`: once, when a round's catch-up (`catchUp`) stopped at CATCH_UP_PAGES or the rate
+   * budget while every page it read held only new tasks: more than `atLeast` were created since the last read, and
+   * some may never be shown.
+   */
+  onMissed?: (atLeast: number) => void;
 }
 
 export interface FollowResult {
@@ -182,6 +188,18 @@ const REMEMBERED_FINISHED = 10_000;
 /** 'all-unfinished': the finished tasks kept for the result (the last ones; the task-id cache keeps fewer). */
 const RESULT_FINISHED = 100;
 
+/**
+ * 'all-unfinished': the most pages one discovery reads past page 1 (or before the last page) while each shows only new
+ * tasks: 1,000 tasks created between two reads, a tenth of the documented 100 requests a minute.
+ */
+const CATCH_UP_PAGES = 10;
+
+/** A page read by a discovery: its tasks, and how many of them it found (never seen before). */
+interface PageRead {
+  tasks: Task[];
+  found: number;
+}
+
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
 /** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
@@ -204,6 +222,10 @@ class Follower {
   private forgottenUntil = -Infinity;
   /** The same for forgotten tasks whose `created_at` is no timestamp: the highest id forgotten. */
   private forgottenIdsUntil = -Infinity;
+  /** The latest creation time (epoch ms) of a task seen in the listing: where the next discovery's news starts. */
+  private newestSeen = -Infinity;
+  /** `onMissed` was called (it is said once). */
+  private missedSaid = false;
   /** Tasks seen in the listing, each once (what `known` counted before it forgot any). */
   private listed = 0;
   /** 'all-unfinished': the last RESULT_FINISHED tasks that finished, followed no more. */
@@ -375,7 +397,9 @@ class Follower {
       });
       const page = plan.pages[0];
       if (page !== undefined) {
-        await spend(() => this.readPage(page));
+        await spend(async () => {
+          await this.readPage(page);
+        });
         continue;
       }
       if (plan.gets.length === 0) break;
@@ -405,9 +429,11 @@ class Follower {
 
   /**
    * 'all-unfinished': the first discovery reads every page (unfinished tasks can be anywhere in an unspecified order).
-   * Later ones read page 1, which is enough to find new tasks when the listing is newest-first; when `total_count`
-   * says tasks exist that no read showed (oldest-first or another order), the last page and then one more page per
-   * round are read until the count adds up.
+   * Later ones read page 1, which is enough to find new tasks when the listing is newest-first and fewer than a page
+   * were created since the last read; when page 1 shows only new tasks, the pages after it are read in the same round
+   * until one shows a task seen before or created before the last round's newest (`catchUp`). When `total_count` says
+   * tasks exist that no read showed (oldest-first or another order), the last page is read (and, when it shows only
+   * new tasks, the pages before it the same way), then one more page per round until the count adds up.
    */
   private async discover(): Promise<void> {
     const before = this.discovered;
@@ -423,14 +449,66 @@ class Follower {
       this.options.onScanned?.(this.watched.size);
       return;
     }
-    await this.readPage(1, walk);
+    const since = this.newestSeen;
+    // The pages this discovery read: its walk reads each once.
+    const read = new Set<number>([1]);
+    const first = await this.readPage(1, walk);
+    // Newest first: more than a page created since the last read pushed some of them past page 1.
+    if (this.onlyNews(first, since)) await this.catchUp(1, first, 1, since, walk, read);
     const last = this.pages.totalPages ?? 0;
-    if (this.unseenInListing() > 0 && last > 1) await this.readPage(last, walk);
+    if (this.unseenInListing() > 0 && last > 1 && !read.has(last)) {
+      read.add(last);
+      // Oldest first: the new tasks are at the end, more than the last page holds when it shows only new ones.
+      const end = await this.readPage(last, walk);
+      if (this.onlyNews(end, since)) await this.catchUp(last, end, -1, since, walk, read);
+    }
     if (this.unseenInListing() > 0 && last > 2) {
       if (this.scanCursor >= last) this.scanCursor = 2;
-      await this.readPage(this.scanCursor++, walk);
+      const page = this.scanCursor++;
+      if (!read.has(page)) await this.readPage(page, walk);
     }
     this.discovery.observe(DISCOVERY, this.discovered > before, this.options.clock.now());
+  }
+
+  /** Every task on the page is new: found by this read and created no earlier than the last round's newest. */
+  private onlyNews(read: PageRead, since: number): boolean {
+    return (
+      read.tasks.length > 0 &&
+      read.found === read.tasks.length &&
+      read.tasks.every((task) => (parseTimestamp(task.created_at) ?? Infinity) >= since)
+    );
+  }
+
+  /**
+   * The pages after `from` (`step` 1, newest first) or before it (-1, oldest first), while each shows only new tasks:
+   * at most CATCH_UP_PAGES, and only while the rate budget lets the next one go within an interval (never beyond it:
+   * every read waits its turn at the client's limiter). Stopped short with only new tasks seen, it says so (`onMissed`).
+   */
+  private async catchUp(
+    from: number,
+    first: PageRead,
+    step: 1 | -1,
+    since: number,
+    walk: PageWalkGuard<Task>,
+    read: Set<number>,
+  ): Promise<void> {
+    const limiter = this.options.reader.rateLimiter;
+    let news = first.found;
+    let page = from;
+    for (let pages = 0; ; pages++) {
+      page += step;
+      if (page < 1 || page > (this.pages.totalPages ?? 0) || read.has(page)) return;
+      const now = this.options.clock.now();
+      if (pages >= CATCH_UP_PAGES || limiter.readyAt(1, ROUND_BURST) > now + this.config.startMs) {
+        if (!this.missedSaid) this.options.onMissed?.(news);
+        this.missedSaid = true;
+        return;
+      }
+      read.add(page);
+      const shown = await this.readPage(page, walk);
+      news += shown.found;
+      if (!this.onlyNews(shown, since)) return;
+    }
   }
 
   private unseenInListing(): number {
@@ -438,14 +516,15 @@ class Follower {
   }
 
   /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
-  private async readPage(page: number, walk?: PageWalkGuard<Task>): Promise<void> {
+  private async readPage(page: number, walk?: PageWalkGuard<Task>): Promise<PageRead> {
     const { tasks, meta } = await this.request((reader) => reader.listTasks({ page, perPage: PAGE_SIZE }));
     this.guard(page, meta, tasks, walk);
     const now = this.options.clock.now();
     this.totalCount = meta.total_count;
     const here = new Set<number>();
+    let found = 0;
     for (const task of tasks) {
-      if (this.watchAll) this.discoverTask(task, now);
+      if (this.watchAll && this.discoverTask(task, now)) found++;
       if (this.watched.has(task.id)) {
         here.add(task.id);
         this.observe(task, now);
@@ -455,6 +534,7 @@ class Follower {
       if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
     // A task that finished on this page is followed no more: its page is not worth knowing.
     this.pages.recordPage(page, meta, here, (id) => this.watched.has(id));
+    return { tasks, found };
   }
 
   private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {
@@ -536,10 +616,12 @@ class Follower {
   }
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
-  private discoverTask(task: Task, now: number): void {
+  private discoverTask(task: Task, now: number): boolean {
+    const at = parseTimestamp(task.created_at);
+    if (at !== undefined) this.newestSeen = Math.max(this.newestSeen, at);
     const created = this.known.get(task.id);
-    if (created === task.created_at) return;
-    if (created === undefined && isTerminal(task) && this.forgotten(task)) return;
+    if (created === task.created_at) return false;
+    if (created === undefined && isTerminal(task) && this.forgotten(task)) return false;
     if (created === undefined) this.listed++;
     this.known.set(task.id, task.created_at);
     this.discovered++;
@@ -547,9 +629,10 @@ class Follower {
     if (created !== undefined) this.unwatch(task.id);
     if (!this.initialScanDone && isTerminal(task)) {
       this.prune();
-      return;
+      return true;
     }
     this.addWatched(task.id, now);
+    return true;
   }
 
   /**

@@ -106,6 +106,15 @@ describe('watch and wait through a churning listing', () => {
     expect(result.stdout).toMatch(/^2025-01-15T12:01:\d\dZ\t2\t.*\tcompleted\t/m);
   });
 
+  it('watch --follow says once on stderr when more tasks were created between two reads than a round reads', async () => {
+    const clock = new FakeClock();
+    // 500 tasks a second: thousands between two reads of the listing.
+    const { api } = churningApi(clock, { everyMs: 2, runMs: 0 });
+    const result = await runTaskctl(['watch', '--follow', '--timeout', '15s'], { api, clock });
+    const said = result.stderr.match(/more than [\d,]+ tasks were created since the last read; some may not be shown/g);
+    expect(said).toHaveLength(1);
+  });
+
   it('wait on the long task follows it while it moves to page 2', async () => {
     const clock = new FakeClock();
     const { api } = churningApi(clock, { everyMs: 5000, runMs: 100, finished: 99 });
