@@ -38,7 +38,7 @@ async function watched(
   ctx: Output & Runtime & Store & Service,
   ids: number[],
   options: WatchOptions,
-): Promise<{ ids: number[]; verify?: (task: Task) => void }> {
+): Promise<{ ids: number[]; verify?: (task: Task) => void; lost?: boolean }> {
   if (options.job === undefined) return { ids };
   const { jobOrIds } = await import('./job/args.js');
   jobOrIds('watch', ids, options);
@@ -58,6 +58,8 @@ async function watched(
   for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
   return {
     ids: job.created.map((chunk) => chunk.task),
+    // Chunks recorded lost are left out (readJob says which): the job's items are not all done.
+    lost: job.lost.length > 0,
     verify: (task) => {
       for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
     },
@@ -149,6 +151,12 @@ export async function runWatch(
 ): Promise<void> {
   const target = await watched(ctx, ids, options);
   ids = target.ids;
+  // A job with no task to read (every chunk recorded lost or refused; readJob said so): nothing to watch, never the
+  // account's other tasks (no ids means every unfinished one).
+  if (options.job !== undefined && ids.length === 0) {
+    ctx.exitCode = target.lost === true ? ExitCode.itemsFailed : ExitCode.ok;
+    return;
+  }
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
   const api = await ctx.api({ deadline, follow: true });
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
@@ -243,7 +251,7 @@ export async function runWatch(
     result.reason === 'interrupted'
       ? ExitCode.interrupted
       : waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
-  ctx.exitCode = code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
+  ctx.exitCode = code === ExitCode.ok && target.lost === true ? ExitCode.itemsFailed : code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;

@@ -46,6 +46,11 @@ export interface JobChunk {
    * another is another task, the service having given the id out again (its ids started again from 1).
    */
   created_at?: string;
+  /**
+   * Recorded lost (a `lost` record, journal-records.ts): its id names another task now. The `--job` commands leave it
+   * out (docs/behaviour.md#the-jobs-own-claims); only `resume` reads its id again.
+   */
+  lost?: true;
 }
 
 /** A chunk that has its task. */
@@ -73,6 +78,7 @@ export function jobChunk(state: JobState, chunk: number): JobChunk {
     ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
     ...(known?.refused !== undefined && { refused: known.refused }),
     ...(created !== undefined && { created_at: created }),
+    ...(known?.lost === true && task !== undefined && { lost: true as const }),
   };
 }
 

@@ -6,13 +6,13 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { noJournal, readJournalRecords } from '../../store/journal-file.js';
 import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
-import { JobFold } from '../submit/journal-records.js';
+import { chunkList, JobFold } from '../submit/journal-records.js';
 import { resumeCommand } from '../submit/types.js';
 import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
@@ -30,8 +30,10 @@ export interface JournaledJob {
   items: number;
   /** Every chunk, in order, with or without a task. */
   chunks: JobChunk[];
-  /** The chunks that have a task, in order. */
+  /** The chunks that have a task, in order, but those recorded lost. */
   created: CreatedChunk[];
+  /** The chunks recorded lost (their ids name other tasks now): left out of `created`, never read. */
+  lost: CreatedChunk[];
   /** Chunk numbers without a task yet (never sent, in flight, or in doubt). */
   unfinished: number[];
   /** The live run holding the job's lock (a create or resume still sending it), in words: `process N on this machine`. */
@@ -68,14 +70,16 @@ export async function readJob(
   const chunks = jobChunks(state);
   const holder = state.done ? undefined : jobStore(ctx.env).runner(jobIdOf(job) ?? '', path);
   const over = standingTakeover(jobStore(ctx.env), state);
-  return {
+  const withTask = chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined);
+  const read: JournaledJob = {
     file,
     path,
     service: job.service,
     chunkSize: job.chunk_size,
     items: job.items,
     chunks,
-    created: chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined),
+    created: withTask.filter((chunk) => chunk.lost !== true),
+    lost: withTask.filter((chunk) => chunk.lost === true),
     unfinished: chunks
       .filter((chunk) => chunk.task === undefined && chunk.refused === undefined)
       .map((chunk) => chunk.chunk),
@@ -83,6 +87,36 @@ export async function readJob(
     ...(holder && { runner: holderWords(holder) }),
     ...(over !== undefined && { supersededBy: over }),
   };
+  warnIfLost(ctx, read, jobIdOf(job) ?? file);
+  return read;
+}
+
+/**
+ * The chunks a `resume` recorded lost (their ids name other tasks now) are left out, once said: their items have no
+ * result, and reading their ids would only find the other tasks again (docs/behaviour.md#the-jobs-own-claims).
+ */
+function warnIfLost(ctx: Pick<Output, 'printer'>, job: JournaledJob, name: string): void {
+  if (job.lost.length === 0) return;
+  const chunks = job.lost.map((chunk) => chunk.chunk);
+  const which = chunks.length === 1 ? `chunk ${chunkList(chunks)} is` : `chunks ${chunkList(chunks)} are`;
+  ctx.printer.warn(
+    `job ${name}: ${which} recorded lost (the service gave ${chunks.length === 1 ? 'its id' : 'their ids'} to other tasks); using its other ${counted(job.created.length, 'task')}`,
+  );
+}
+
+/**
+ * A `--job` command that left chunks recorded lost out ends in exit 11 (the job's items are not all done, as its
+ * `resume --wait` ends), unless it ends in another error.
+ */
+export function endShortIfLost(ctx: Pick<Process, 'exitCode'>, job: JournaledJob): void {
+  if (job.lost.length > 0 && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+}
+
+/** `the 3 items of the lost chunks 1, 2 and 3`: what `retry --job` does not send again. */
+export function lostItemsWords(job: JournaledJob): string {
+  const items = job.lost.reduce((sum, chunk) => sum + chunk.items, 0);
+  const chunks = job.lost.map((chunk) => chunk.chunk);
+  return `the ${counted(items, 'item')} of the lost ${chunks.length === 1 ? 'chunk' : 'chunks'} ${chunkList(chunks)}`;
 }
 
 /** A damaged journal is read from every record that can be read; the rest is said, not guessed. */

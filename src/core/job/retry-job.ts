@@ -20,7 +20,15 @@ import {
   type RetryOptions,
 } from '../submit/retry-tasks.js';
 import { errorMatch, toRetry } from './error-match.js';
-import { jobTasks, readJob, requireComplete, warnIfRefused, type JournaledJob } from './journaled-job.js';
+import {
+  endShortIfLost,
+  jobTasks,
+  lostItemsWords,
+  readJob,
+  requireComplete,
+  warnIfRefused,
+  type JournaledJob,
+} from './journaled-job.js';
 import type { CreatedChunk } from './job-chunks.js';
 
 /** What the job's tasks leave to retry: the targets in chunk order, and whether some failed items were not listed. */
@@ -39,6 +47,16 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   const job = await readJob(ctx, file);
   requireComplete(job, 'retry --job');
   warnIfRefused(ctx, job);
+  // Their items have no result, but they were paid for once: never bought again unasked (a create of their own).
+  if (job.lost.length > 0)
+    ctx.printer.warn(
+      `${lostItemsWords(job)} are not retried: the job paid for them once, and buying them again is a create of their own`,
+    );
+  await retryJob(ctx, file, job, options);
+  endShortIfLost(ctx, job);
+}
+
+async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options: RetryOptions): Promise<void> {
   const chosen = await chooseItems(ctx, job, options);
   if (chosen.targets.length === 0) {
     if (chosen.hidden.length > 0) {
@@ -50,7 +68,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
     ctx.printer.info(
       options.error?.length
         ? `nothing to retry: no item of ${file} that did not complete has an error matching --error`
-        : `nothing to retry: every item of ${file} completed`,
+        : `nothing to retry: every item of ${job.lost.length > 0 ? `the other ${counted(job.created.length, 'task')} of ` : ''}${file} completed`,
     );
     return;
   }

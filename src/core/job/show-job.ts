@@ -6,10 +6,11 @@
  */
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
-import type { Output, Prompts, Runtime, Service, Store } from '../capabilities.js';
+import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
 /** What `show --job` uses of the run. */
 type Shower = Output &
+  Pick<Process, 'exitCode'> &
   Pick<Prompts, 'spin'> &
   Pick<Service, 'api' | 'globals'> &
   Pick<Store, 'cache' | 'config'> &
@@ -20,7 +21,7 @@ import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, itemColumnsNamed, unseenColumnsWarning } from '../task-results.js';
 import { itemFilter, requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
-import { jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journaled-job.js';
+import { endShortIfLost, jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journaled-job.js';
 import type { CreatedChunk } from './job-chunks.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
@@ -41,6 +42,7 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
   if (idsOnly(ctx.globals)) await jobTargets(ctx.printer, api, job, keep);
   else if (ctx.printer.format === 'table') await showJobTable(ctx, api, job, keep, options);
   else await streamJob(ctx, api, job, keep, options);
+  endShortIfLost(ctx, job);
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { readJob, requireComplete, warnIfRefused } from './journaled-job.js';
+import { endShortIfLost, readJob, requireComplete, warnIfRefused } from './journaled-job.js';
 import { checkChunkTask, type CreatedChunk } from './job-chunks.js';
 
 export async function runWaitJob(
@@ -35,4 +35,5 @@ export async function runWaitJob(
       },
     },
   );
+  endShortIfLost(ctx, job);
 }

@@ -3,7 +3,8 @@
  * the ids its chunks name are other tasks now. `jobs` reads only the journal, so it knows this once a run found it and
  * recorded it there (a `lost` record: only `resume`, as its own creates, scans and `--wait` meet those ids; `show
  * --job`, `wait --job`, `watch --job`, `retry --job` and `diff` only read: their exit 8 names `resume J --wait`): from then on it counts those chunks as lost, never as created, and the job's
- * state says so (`lost`); `resume` counts them in neither its standing nor its summary, and says which they are.
+ * state says so (`lost`); `resume` counts them in neither its standing nor its summary, and says which they are; the
+ * read commands leave them out, warn, and end in exit 11 (`diff` its own code), naming no command that leads back.
  */
 import { join } from 'node:path';
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -126,6 +127,17 @@ it('a finished job, its ids given to other tasks: show/wait --job say so and wri
   expect(waited.stderr).not.toContain('To record it');
   expect(waited.stderr).not.toContain('does not match');
   expect(journalLines(journal)).toEqual(lines);
+  // Every chunk recorded lost: the read commands have no task to read (watch never turns to the account's others).
+  for (const argv of [
+    ['show', '--job', job],
+    ['wait', '--job', job],
+    ['watch', '--job', job],
+  ]) {
+    const read = await run(argv);
+    expect(read.code, read.stderr).toBe(11);
+    expect(read.stderr).toContain(`job ${job}: chunks 1, 2 and 3 are recorded lost`);
+    expect(read.stderr).not.toContain('watching');
+  }
   expect(await world.posts()).toBe(posts);
 });
 
@@ -196,8 +208,9 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect((await run(['resume', job, '--wait'])).code).toBe(8);
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
   await serve(true);
-  // Its own tasks 1–3, as the journal recorded them: the job is whole again, and says so everywhere.
-  expect((await run(['wait', '--job', job])).code).toBe(0);
+  // Its own tasks 1–3, as the journal recorded them; until a resume reads their ids again, the read commands leave the
+  // chunks recorded lost out (exit 11).
+  expect((await run(['wait', '--job', job])).code).toBe(11);
   // Its resume reads the journal as it stands (chunk 3 lost), then its --wait reads the task and records it found.
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(0);
@@ -205,6 +218,8 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect(journalLines(journal).some((record) => record.type === 'found')).toBe(true);
   expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3, chunks_lost: 0 }));
+  // The job is whole again, and says so everywhere.
+  expect((await run(['wait', '--job', job])).code).toBe(0);
   expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} finished\n`);
   const again = await run(['resume', job]);
   expect(again.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
@@ -221,4 +236,48 @@ it("a lost record restarts a finished journal's retention: the job past it that 
   expect(statSync(journal).mtimeMs).toBeGreaterThan(old.getTime());
   // What the user was told to record is there to read, not removed by the next run's retention.
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
+});
+
+it('chunks recorded lost: the read commands use the other tasks, warn, end in exit 11; every hint followed ends, nothing paid', async () => {
+  const { job } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
+  restarted = await restartWithoutState(world);
+  expect((await run(['resume', job, '--yes'])).code).toBe(0); // chunks 1–3 recorded lost, 4–6 tasks 1–3
+  const posts = await world.posts();
+  const every = join(dir, 'every.csv'); // an export of all six items: the job's side lacks the lost chunks' three
+  writeFileSync(every, `target\n${ITEMS.join('\n')}\n`);
+  const warning = `warning: job ${job}: chunks 1, 2 and 3 are recorded lost (the service gave their ids to other tasks); using its other 3 tasks`;
+  const commands = [
+    ['show', '--job', job, '-o', 'tsv'],
+    ['wait', '--job', job],
+    ['watch', '--job', job],
+    ['retry', '--job', job, '--dry-run'],
+    ['diff', job, every],
+  ];
+  const seen = new Set(commands.map((argv) => argv.join(' ')));
+  const queue = [...commands];
+  for (let argv = queue.shift(); argv !== undefined; argv = queue.shift()) {
+    const ran = await run(argv);
+    const what = `taskctl ${argv.join(' ')}: ${ran.stderr}`;
+    expect(ran.code, what).not.toBe(8);
+    expect(ran.stderr, what).not.toContain('To record it');
+    expect(ran.stderr, what).not.toContain('does not match');
+    if (commands.includes(argv)) {
+      expect(ran.stderr, what).toContain(warning);
+      expect(ran.code, what).toBe(argv[0] === 'diff' ? 15 : 11);
+    }
+    // Every command a hint names, followed verbatim once: none leads back to one already followed.
+    for (const [hint] of ran.stderr.matchAll(/taskctl [^`\n;)]+/g)) {
+      const next = hint.trim().split(/\s+/).slice(1);
+      if (seen.has(next.join(' '))) continue;
+      seen.add(next.join(' '));
+      queue.push(next);
+    }
+    expect(seen.size, 'the hints do not end').toBeLessThan(20);
+  }
+  const shown = await run(['show', '--job', job, '-o', 'tsv']);
+  expect(shown.stdout).toMatch(/m4\.com[\s\S]*m5\.com[\s\S]*m6\.com/);
+  expect(shown.stdout).not.toContain('m1.com');
+  const retried = await run(['retry', '--job', job, '--dry-run']);
+  expect(retried.stderr).toContain('the 3 items of the lost chunks 1, 2 and 3 are not retried');
+  expect(await world.posts()).toBe(posts);
 });
