@@ -144,6 +144,17 @@ function scanProgress(ctx: Pick<Prompts, 'spin'> & Output, live: boolean) {
 /** When more tasks were created between two reads of the listing than one round reads (follow.ts `catchUp`). */
 const MISSED = 'tasks were created since the last read; some may not be shown';
 
+/** The run's code: Ctrl-C's, else the follow's outcome; a clean end of a job whose lost chunks were left out is 11. */
+function watchExitCode(
+  result: Awaited<ReturnType<typeof import('./follow/follow.js').followTasks>>,
+  outcome: typeof import('./follow/outcome.js').waitExitCode,
+  lost: boolean,
+): number {
+  if (result.reason === 'interrupted') return ExitCode.interrupted;
+  const code = outcome(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
+  return code === ExitCode.ok && lost ? ExitCode.itemsFailed : code;
+}
+
 export async function runWatch(
   ctx: Output & Process & Prompts & Runtime & Store & Service,
   ids: number[],
@@ -247,11 +258,8 @@ export async function runWatch(
   scan?.end();
   await scan?.stopped;
   release(); // a run stopped before the list was read still shows what it saw
-  const code =
-    result.reason === 'interrupted'
-      ? ExitCode.interrupted
-      : waitExitCode(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
-  ctx.exitCode = code === ExitCode.ok && target.lost === true ? ExitCode.itemsFailed : code; // before the last output is flushed: a reader of stdout that goes away must not make it 0
+  // Before the last output is flushed: a reader of stdout that goes away must not make it 0.
+  ctx.exitCode = watchExitCode(result, waitExitCode, target.lost === true);
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;
