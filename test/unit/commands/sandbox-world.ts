@@ -94,7 +94,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
       throw new Error(`admin ${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
     return json;
   };
-  return {
+  const world: World<Clock> = {
     sandbox,
     clock,
     env,
@@ -129,20 +129,31 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
       const text = await response.body.text();
       if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
     },
-    close: () => sandbox.close(),
+    // The world's sandbox now: one restarted in its place (restartWithoutState) is the one closed.
+    close: () => world.sandbox.close(),
   };
+  return world;
 }
 
 /**
- * The world's sandbox restarted `afterMs` later without --state, on the same port (a restart's usual way): no task, ids
- * from 1 again, the same key. The world's `sandbox` is then closed; close the one returned.
+ * The world's sandbox restarted `afterMs` later on the same port (a restart's usual way), without --state unless
+ * `stateFile` is given: no task, ids from 1 again, the same key. It takes the old one's place as the world's `sandbox`
+ * (the world's close closes it).
  */
-export async function restartWithoutState(world: World, afterMs = 3_600_000): Promise<RunningSandbox> {
+export async function restartWithoutState(
+  world: World,
+  afterMs = 3_600_000,
+  stateFile?: string,
+): Promise<RunningSandbox> {
   const port = Number(new URL(world.sandbox.url).port);
   await world.sandbox.close();
   world.clock.advance(afterMs);
-  const restarted = await startSandbox({ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 });
+  const restarted = await startSandbox({
+    ...{ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 },
+    ...(stateFile !== undefined && { stateFile }),
+  });
   if (restarted.url !== world.sandbox.url) throw new Error(`restarted on ${restarted.url}, not ${world.sandbox.url}`);
+  world.sandbox = restarted;
   return restarted;
 }
 

@@ -7,27 +7,16 @@
  * read commands leave them out, warn, and end in exit 11 (`diff` its own code), naming no command that leads back.
  */
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines, keepJournalLines } from '../journal-lines.js';
-import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
+import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-let restarted: RunningSandbox | undefined;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-lost-tasks-'));
-});
-afterEach(async () => {
-  await (restarted ?? world.sandbox).close();
-  restarted = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-lost-tasks-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
 const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
@@ -59,7 +48,7 @@ async function createdJob(items: readonly string[]): Promise<{ job: string; jour
 it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3 are lost; the summary and jobs say so', async () => {
   // As if killed while chunk 4's request was in flight.
   const { job, journal } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   const resumed = await run(['resume', job, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).not.toMatch(/6 of 6 tasks created|6 tasks for/);
@@ -91,7 +80,7 @@ it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3
 
 it('a finished job, its ids given to other tasks: show/wait --job say so and write nothing; resume --wait records it', async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
   // The journal alone: nothing known yet.
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3 }));
@@ -147,7 +136,7 @@ it('an unfinished job, its ids given to other tasks: the hint to record it says 
     journal,
     (record) => record.type !== 'done' && !(typeof record.chunk === 'number' && record.chunk >= 4),
   );
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   await createdJob(['n1.com', 'n2.com', 'n3.com']);
   const shown = await run(['show', '--job', job]);
   expect(shown.code, shown.stderr).toBe(8);
@@ -179,7 +168,7 @@ it('a chunk that reused an earlier task, then found lost, is counted once: lost,
       !(typeof record.chunk === 'number' && record.chunk >= 4 && !(record.chunk === 4 && record.type === 'send')),
     (record) => (record.chunk === 1 && record.type === 'created' ? { ...record, how: 'reused' } : record),
   );
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   const resumed = await run(['resume', job, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain('chunk 6 of 6: 3 of 6 tasks created, 3 lost;');
@@ -191,16 +180,8 @@ it('a chunk that reused an earlier task, then found lost, is counted once: lost,
 
 it('a lost chunk whose own task is under its id again (the service restored with its state): resume records it found', async () => {
   // The service keeps its tasks in a state file: restarted without it, its ids start again; with it, they are back.
-  const port = Number(new URL(world.sandbox.url).port);
   const stateFile = join(dir, 'sandbox-state.json');
-  const serve = async (withState: boolean) => {
-    await (restarted ?? world.sandbox).close();
-    world.clock.advance(3_600_000);
-    restarted = await startSandbox({
-      ...{ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 },
-      ...(withState && { stateFile }),
-    });
-  };
+  const serve = (withState: boolean) => restartWithoutState(world, 3_600_000, withState ? stateFile : undefined);
   await serve(true);
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await serve(false);
@@ -227,7 +208,7 @@ it('a lost chunk whose own task is under its id again (the service restored with
 
 it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   await createdJob(['n1.com', 'n2.com', 'n3.com']);
   // Finished 31 days ago by the journal's date: past the default retention (30 days).
   const old = new Date(world.clock.now() - 31 * 24 * 3_600_000);
@@ -240,7 +221,7 @@ it("a lost record restarts a finished journal's retention: the job past it that 
 
 it('chunks recorded lost: the read commands use the other tasks, warn, end in exit 11; every hint followed ends, nothing paid', async () => {
   const { job } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   expect((await run(['resume', job, '--yes'])).code).toBe(0); // chunks 1–3 recorded lost, 4–6 tasks 1–3
   const posts = await world.posts();
   const every = join(dir, 'every.csv'); // an export of all six items: the job's side lacks the lost chunks' three

@@ -5,27 +5,15 @@
  * N out to another task: an old journal's claim on N then is not this task's, and the adoption goes on.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
 import { journalLines, keepJournalLines } from '../journal-lines.js';
-import { restartWithoutState, startSandboxWorld, stoppedByCtrlC, type World } from '../sandbox-world.js';
+import { restartWithoutState, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-let restarted: RunningSandbox | undefined;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-adopt-restart-'));
-});
-afterEach(async () => {
-  await (restarted ?? world.sandbox).close();
-  restarted = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-adopt-restart-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
 
@@ -47,7 +35,7 @@ async function byHand(): Promise<number> {
 
 /** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */
 async function restart(): Promise<void> {
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
 }
 
 it('the sandbox restarted without --state (ids from 1 again): an old journal naming task 1 does not block adopting the new task 1', async () => {

@@ -5,28 +5,15 @@
  * items) is not what the service shows under the id now, so it does not make the new task another chunk's. The resume
  * takes the task its create was answered with, and the hint it prints, followed again, never pays for a chunk twice.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
-import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
+import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-let restarted: RunningSandbox | undefined;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-ids-restart-'));
-});
-afterEach(async () => {
-  await (restarted ?? world.sandbox).close();
-  restarted = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-ids-restart-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
 const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
@@ -41,7 +28,7 @@ function stoppedAtChunk4(): Promise<{ job: string; journal: string }> {
 
 /** The sandbox restarted an hour on without --state, on the same port: no task, ids from 1 again. */
 async function restart(): Promise<void> {
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
 }
 
 /** The command a hint says to run next, as argv. */

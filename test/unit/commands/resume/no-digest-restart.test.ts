@@ -5,28 +5,15 @@
  * names, and nothing in the journal tells the two apart. The resume never sends the chunk again on that guess: exit 9
  * names the chunk, the task and both ways on, and each of them, followed as printed, pays for no item twice.
  */
-import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines, type JournalLine } from '../journal-lines.js';
-import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
+import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunResult } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-let restarted: RunningSandbox | undefined;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-no-digest-restart-'));
-});
-afterEach(async () => {
-  await (restarted ?? world.sandbox).close();
-  restarted = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-no-digest-restart-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
 const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
@@ -42,7 +29,7 @@ function oldest(record: JournalLine): JournalLine {
 async function firstResume(): Promise<{ job: string; journal: string; first: RunResult }> {
   const { job, journal } = await jobStoppedAtChunk4(run, dir, S, ITEMS, oldest);
   expect(journalLines(journal).some((record) => 'items_digest' in record)).toBe(false);
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
   const first = await run(['resume', job, '--yes']);
   await world.clearFaults();

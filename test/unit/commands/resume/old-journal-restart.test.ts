@@ -6,28 +6,15 @@
  * from its own: the task is chunk 4's, taken, never paid again; each hint followed verbatim ends the job. Without a
  * restart the same journal resumes as before.
  */
-import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
-import { restartWithoutState, startSandboxWorld, type World } from '../sandbox-world.js';
+import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunResult } from '../harness.js';
 
 const S = 'domain_check_availability';
 let world: World;
 let dir: string;
-let restarted: RunningSandbox | undefined;
-beforeEach(async () => {
-  world = await startSandboxWorld();
-  dir = mkdtempSync(join(tmpdir(), 'taskctl-old-journal-restart-'));
-});
-afterEach(async () => {
-  await (restarted ?? world.sandbox).close();
-  restarted = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
+worldEachTest('taskctl-old-journal-restart-', (w, d) => ((world = w), (dir = d)));
 
 const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
 const ITEMS = ['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com'];
@@ -64,7 +51,7 @@ async function expectEachItemOnce(): Promise<void> {
 
 it("ids started again, chunk 4's answer lost: the task under chunk 1's id is read with its items and taken; every item paid once", async () => {
   const { job, journal } = await oldJournalStoppedAtChunk4();
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
   const first = await run(['resume', job, '--yes']);
   await world.clearFaults();
@@ -86,7 +73,7 @@ it("ids started again, chunk 4's answer lost: the task under chunk 1's id is rea
 
 it('ids started again, answers received: each names an id an earlier chunk has, and is taken once read with its items', async () => {
   const { job } = await oldJournalStoppedAtChunk4();
-  restarted = await restartWithoutState(world);
+  await restartWithoutState(world);
   const resumed = await run(['resume', job, '--yes']);
   expect(resumed.code, resumed.stderr).toBe(0);
   await expectEachItemOnce();
