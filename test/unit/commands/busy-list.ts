@@ -77,9 +77,12 @@ export function replyBusyList(api: MockApi, list: BusyList = {}): void {
   );
 }
 
-/** POST /tasks answered `times` times, each a new one-item task of `service` (ids 7001, 7002, …) created at T0. */
-export function replyCreates(api: MockApi, service: string, times = 5): void {
-  let id = 7000;
+/**
+ * POST /tasks answered `times` times, each a new one-item task of `service` (ids `firstId`, then on: 7001, 7002, … by
+ * default) created at T0.
+ */
+export function replyCreates(api: MockApi, service: string, times = 5, firstId = 7001): void {
+  let id = firstId - 1;
   api.reply(
     'POST',
     '/tasks',

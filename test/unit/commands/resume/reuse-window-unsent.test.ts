@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { FakeClock, mockApi, replyServices, runTaskctl, T0, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
 import { replyBusyList, replyCreates } from '../busy-list.js';
 import { keepJournalLines } from '../journal-lines.js';
 
@@ -27,28 +27,8 @@ function service(busy: boolean): MockApi {
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } }, { times: 20 });
   replyBusyList(api, { quietFirst: busy ? 0 : 10 });
   if (busy) replyCreates(api, S);
-  else {
-    // The tasks of the run that is then cut back: ids no later create is answered with.
-    let id = 9000;
-    api.reply(
-      'POST',
-      '/tasks',
-      201,
-      () => ({
-        success: true,
-        data: {
-          id: ++id,
-          service: S,
-          status: 'pending',
-          total_items: 1,
-          cost: 1,
-          created_at: new Date(T0).toISOString(),
-        },
-        message: 'created',
-      }),
-      { times: 2 },
-    );
-  }
+  // The tasks of the run that is then cut back: ids no later create is answered with.
+  else replyCreates(api, S, 2, 9001);
   return api;
 }
 
