@@ -65,6 +65,19 @@ function failingList(api: MockApi): void {
   );
 }
 
+/** Catch-up of tasks 7 (completed) and 8 (not found), running `exec` for each event. */
+function listenCatchingUp7And8(exec: string): string[] {
+  return ['webhook', 'listen', '--port', '0', '--catch-up-task', '7', '--catch-up-task', '8', '--exec', exec];
+}
+
+/** The service: task 7 completed, task 8 not found. */
+function sevenFoundEightMissing(): MockApi {
+  const api = mockApi();
+  api.reply('GET', '/tasks/7', 200, { success: true, data: completedTask(7) });
+  api.reply('GET', '/tasks/8', 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
+  return api;
+}
+
 describe('webhook listen --catch-up whose read fails', () => {
   it('a task list answering 500: says the error, stops (its port closed) and ends with exit 8', async () => {
     const api = mockApi();
@@ -90,24 +103,9 @@ describe('webhook listen --catch-up whose read fails', () => {
   it('a task named that does not exist: the events already handed on run their command, then exit 5', async () => {
     home = mkdtempSync(join(tmpdir(), 'taskctl-catchup-error-'));
     const ran = join(home, 'ran');
-    const api = mockApi();
-    api.reply('GET', '/tasks/7', 200, { success: true, data: completedTask(7) });
-    api.reply('GET', '/tasks/8', 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
+    const api = sevenFoundEightMissing();
     const result = await runTaskctl(
-      [
-        'webhook',
-        'listen',
-        '--port',
-        '0',
-        '--catch-up-task',
-        '7',
-        '--catch-up-task',
-        '8',
-        '--exec',
-        `echo "$TASKCTL_EVENT $TASKCTL_TASK_ID" >> ${ran}`,
-        '-o',
-        'ndjson',
-      ],
+      [...listenCatchingUp7And8(`echo "$TASKCTL_EVENT $TASKCTL_TASK_ID" >> ${ran}`), '-o', 'ndjson'],
       { api, clock: new FakeClock(), home },
     );
     expect(result.code, result.stderr).toBe(5);
@@ -118,40 +116,24 @@ describe('webhook listen --catch-up whose read fails', () => {
   it('the first stop signal during that stop abandons the events in hand (exit 130), the port closed', async () => {
     home = mkdtempSync(join(tmpdir(), 'taskctl-catchup-error-'));
     const started = join(home, 'started');
-    const api = mockApi();
-    api.reply('GET', '/tasks/7', 200, { success: true, data: completedTask(7) });
-    api.reply('GET', '/tasks/8', 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
+    const api = sevenFoundEightMissing();
     const memory = createMemoryIO();
     const controller = new AbortController();
     stops.push(controller);
-    const running = main(
-      [
-        'webhook',
-        'listen',
-        '--port',
-        '0',
-        '--catch-up-task',
-        '7',
-        '--catch-up-task',
-        '8',
-        '--exec',
-        `touch ${started}; sleep 60`,
-      ],
-      {
-        io: memory.io,
-        env: {
-          TASKCTL_BASE_URL: BASE_URL,
-          TASKCTL_API_KEY: API_KEY,
-          TASKCTL_CONFIG_DIR: join(home, 'config'),
-          TASKCTL_CACHE_DIR: join(home, 'cache'),
-          TASKCTL_STATE_DIR: join(home, 'state'),
-        },
-        clock: new FakeClock(),
-        signal: controller.signal,
-        random: () => 0.5,
-        dispatcher: api.agent,
+    const running = main(listenCatchingUp7And8(`touch ${started}; sleep 60`), {
+      io: memory.io,
+      env: {
+        TASKCTL_BASE_URL: BASE_URL,
+        TASKCTL_API_KEY: API_KEY,
+        TASKCTL_CONFIG_DIR: join(home, 'config'),
+        TASKCTL_CACHE_DIR: join(home, 'cache'),
+        TASKCTL_STATE_DIR: join(home, 'state'),
       },
-    );
+      clock: new FakeClock(),
+      signal: controller.signal,
+      random: () => 0.5,
+      dispatcher: api.agent,
+    });
     await waitFor(() => memory.stderr.text().includes('stopping (after the error above)') && existsSync(started), {
       describe: () => `the stop after the error, its command running: ${memory.stderr.text()}`,
     });
