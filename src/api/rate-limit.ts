@@ -158,6 +158,11 @@ export class RateLimiter {
    * or its length in ms (the first answer of a window came just after the last one's reset). Undefined: the minute.
    */
   #windowShown: number | 'short' | undefined;
+  /**
+   * The server counts a rolling window, not fixed ones: a reset came, the budget did not come back whole, and the next
+   * reset was a minute after a request of ours (`#rollingShown`). Its resets then show no window's length.
+   */
+  #rolling = false;
   /** The shortest gap between two of the server's resets seen: no window of its outlasts it. */
   #shortestGapMs = Number.POSITIVE_INFINITY;
   /** Emits 'change' when a request finishes or the budget changes (acquire waits for it while probing). */
@@ -196,6 +201,12 @@ export class RateLimiter {
         return;
       }
       const window = this.#current(now);
+      // Past a rolling window's reset, one request asks the server what came back before others go (its oldest
+      // requests aged out, not its whole budget: rolled).
+      if (this.#rolling && !window.fromServer && this.#inFlight > 0) {
+        await this.#nextChange(signal);
+        continue;
+      }
       if (window.remaining > 0) {
         window.remaining -= 1;
         this.#grant(now);
@@ -212,7 +223,7 @@ export class RateLimiter {
    */
   update(info: RateLimitInfo | undefined): void {
     if (info === undefined) return;
-    this.#learnWindow(info.resetAtMs);
+    this.#learnWindow(info);
     this.#heard = true;
     this.#stated = true;
     const others = Math.max(0, this.#inFlight - 1);
@@ -243,13 +254,14 @@ export class RateLimiter {
    * minute). The rules, the latest wins:
    * - evenly: the requests granted since polling started (`steady`), spread at limit-per-window, have caught up; up to
    *   `burst` may go at once after a quiet spell (a round's worth, or a new task's quick first polls), so rounds come
-   *   apart at the budget's rate;
+   *   apart at the budget's rate; against a rolling window (`#rolling`) none, so a spent budget's waits are no quiet
+   *   spell;
    * - no span of a window's length holds more than the limit, bursts included, unless the server's own count says the
    *   requests fit: a window it stated, not yet reset, with `count` left (what was sent before is in its count);
    * - a server-stated window with nothing left, or a 429, waits for its reset.
-   * And none holds a request past the reset of the window the server stated (plus the margin): then its whole budget is
-   * back. A larger stated limit lets polling go faster, a smaller one slower. `count` and `burst` are clamped to the
-   * limit.
+   * And none holds a request past the reset of the fixed window the server stated (plus the margin): then its whole
+   * budget is back (a rolling window's reset gives back its oldest request only). A larger stated limit lets polling go
+   * faster, a smaller one slower. `count` and `burst` are clamped to the limit.
    */
   readyAt(count: number, burst = 1): number {
     const now = this.#clock.now();
@@ -258,21 +270,24 @@ export class RateLimiter {
     const limit = this.#paceLimit();
     if (limit === undefined) return at;
     const span = this.#spanMs();
+    const held = this.#countedMs();
     const n = Math.min(limit, Math.max(1, Math.floor(count)));
-    const allowance = Math.min(limit, Math.max(n, Math.floor(burst)));
+    const allowance = this.#rolling ? n : Math.min(limit, Math.max(n, Math.floor(burst)));
     const interval = span / limit;
     at = Math.max(at, this.#evenAt + (n - allowance) * interval);
     const window = this.#window;
     const stated =
       this.#stated && window !== undefined && window.fromServer && now < window.resetAtMs ? window : undefined;
     this.#forget(now);
-    const recent = this.#sent.filter((t) => t > now - span);
+    const recent = this.#sent.filter((t) => t > now - held);
     const over = recent.length + n - limit;
-    if (over > 0) at = Math.max(at, (recent[over - 1] ?? now) + span);
+    if (over > 0) at = Math.max(at, (recent[over - 1] ?? now) + held);
     // As acquire does: a spent window waits for its reset and the margin; a 429's window ends with its "not before".
     const spent = this.#stated && window !== undefined && window.remaining <= 0 && now < window.resetAtMs;
     if (spent && window.resetAtMs > this.#blockedUntilMs) at = Math.max(at, window.resetAtMs + this.#resetMarginMs);
-    if (stated !== undefined) at = Math.min(at, Math.max(blocked, stated.resetAtMs + this.#resetMarginMs));
+    // A rolling window's reset gives back its oldest request, not the whole budget: no round is sure to fit then.
+    if (stated !== undefined && !this.#rolling)
+      at = Math.min(at, Math.max(blocked, stated.resetAtMs + this.#resetMarginMs));
     return at;
   }
 
@@ -354,15 +369,20 @@ export class RateLimiter {
    * and the gap is its length (whole-second resets: snapped to 5 s when within the tolerance of it). A later reset
    * stated before the earlier one has come is no new window (a fixed window's next reset shows only once the last has
    * passed) but the same one moved, as a server counting a minute from its latest answer moves it: it shows no length,
-   * and no shorter window.
+   * and no shorter window. Nor does a later reset that shows a rolling window (`#rollingShown`): a second or two after
+   * the last as its oldest requests age out, it is no window of that length.
    */
-  #learnWindow(resetAtMs: number): void {
+  #learnWindow({ limit, remaining, resetAtMs }: RateLimitInfo): void {
     const last = this.#lastServerResetMs;
     if (last !== undefined && resetAtMs <= last + SAME_WINDOW_TOLERANCE_MS) return;
     this.#lastServerResetMs = resetAtMs;
     if (last === undefined) return;
     const now = this.#clock.now();
     if (now < last - SAME_WINDOW_TOLERANCE_MS) return;
+    if (this.#rollingShown(limit, remaining, resetAtMs, last)) {
+      this.#rolling = true;
+      return;
+    }
     const gap = resetAtMs - last;
     const neighbours = now - last <= this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
     const spanBefore = this.#spanMs();
@@ -376,6 +396,22 @@ export class RateLimiter {
     }
     // What the even pace still owes was counted at the old span's rate: owed at the new one from here on.
     if (this.#evenAt > now) this.#evenAt = now + ((this.#evenAt - now) * this.#spanMs()) / spanBefore;
+  }
+
+  /**
+   * A later reset shows a rolling window, not a new fixed one, when the budget did not come back whole at the last
+   * reset (what is left and what was sent since fall short of the limit) and the new reset is a minute after a request
+   * this client sent: that request ages out of the window then. Against a fixed window of any length, this client's
+   * requests since its reset and what is left make the limit, unless another client shares the budget; and its next
+   * reset comes a window after the last, not a minute after a request.
+   */
+  #rollingShown(limit: number, remaining: number, resetAtMs: number, last: number): boolean {
+    this.#forget(this.#clock.now());
+    const since = this.#sent.filter((t) => t > last - SAME_WINDOW_TOLERANCE_MS).length;
+    if (remaining + since >= limit) return false;
+    // Whole-second resets, and a Date header's whole seconds they are measured against: up to 2 s late, as neighbours.
+    const near = this.#resetMarginMs + SAME_WINDOW_TOLERANCE_MS;
+    return this.#sent.some((t) => Math.abs(t + WINDOW_MS - resetAtMs) <= near);
   }
 
   /**
@@ -406,10 +442,18 @@ export class RateLimiter {
     this.#evenAt = Math.max(this.#evenAt, now) + interval;
   }
 
-  /** Drops grants older than the documented minute, the longest span the pace looks at. */
+  /**
+   * How long a granted request counts against the window: its span, and against a rolling window the margin too (the
+   * server counts it from when it came, and may state its reset in whole seconds).
+   */
+  #countedMs(): number {
+    return this.#spanMs() + (this.#rolling ? this.#resetMarginMs : 0);
+  }
+
+  /** Drops grants older than the documented minute and the margin, the longest the pace looks back. */
   #forget(now: number): void {
     let old = 0;
-    while (old < this.#sent.length && (this.#sent[old] ?? now) <= now - WINDOW_MS) old++;
+    while (old < this.#sent.length && (this.#sent[old] ?? now) <= now - WINDOW_MS - this.#resetMarginMs) old++;
     if (old > 0) this.#sent.splice(0, old);
   }
 
@@ -418,6 +462,10 @@ export class RateLimiter {
     if (window === undefined) {
       const limit = ASSUMED_LIMIT;
       this.#window = { limit, remaining: limit, resetAtMs: now + WINDOW_MS, fromServer: false };
+      return this.#window;
+    }
+    if (now >= window.resetAtMs && this.#rolling) {
+      this.#window = this.#rolled(window, now);
       return this.#window;
     }
     if (now >= window.resetAtMs) {
@@ -431,6 +479,23 @@ export class RateLimiter {
       return this.#window;
     }
     return window;
+  }
+
+  /**
+   * A rolling window past the reset last stated or guessed: that reset gave back its oldest request, not the whole
+   * budget, so one more than was left (no more than the requests granted within the window leave room for), and the
+   * next one a request's share of the window later. The next answer replaces this guess.
+   */
+  #rolled(window: Window, now: number): Window {
+    const counted = this.#countedMs();
+    this.#forget(now);
+    const recent = this.#sent.filter((t) => t > now - counted).length;
+    return {
+      limit: window.limit,
+      remaining: Math.max(0, Math.min(window.limit - recent, window.remaining + 1)),
+      resetAtMs: now + this.#spanMs() / window.limit,
+      fromServer: false,
+    };
   }
 
   async #sleepUntil(

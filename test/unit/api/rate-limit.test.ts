@@ -598,4 +598,116 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     expect(gaps.filter((gap) => gap > 600)).toEqual([61_400]);
     expect(sent.filter((t) => t < T0 + 20_000)).toHaveLength(4 + Math.ceil(20_000 / 600) - 1);
   });
+
+  /**
+   * A server counting a sliding window of `limit` requests per minute: each answer's reset is when its oldest request
+   * in the window ages out (in whole seconds, rounded up), and what is left counts down as requests age in and out. A
+   * request over the limit is refused (`refused` counts them) and answers as a 429 of a minute.
+   */
+  function slidingWindow(limiter: RateLimiter, clock: FakeClock, limit: number) {
+    const counted: number[] = [];
+    const sent: number[] = [];
+    let refused = 0;
+    return {
+      sent,
+      get refused() {
+        return refused;
+      },
+      /** One request: granted, answered at once, released. */
+      answer(): void {
+        const now = clock.now();
+        sent.push(now);
+        while (counted.length > 0 && counted[0]! <= now - 60_000) counted.shift();
+        if (counted.length >= limit) {
+          refused++;
+          limiter.limited(now + 60_000);
+        } else {
+          counted.push(now);
+          const resetAtMs = Math.ceil((counted[0]! + 60_000) / 1000) * 1000;
+          limiter.update({ limit, remaining: limit - counted.length, resetAtMs });
+        }
+        limiter.release();
+      },
+      async request(): Promise<void> {
+        await limiter.acquire();
+        this.answer();
+      },
+    };
+  }
+
+  it('a sliding window: once the budget is spent, still 0.6 s a request, not clumps every 2 s, and its words say a minute', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    const server = slidingWindow(limiter, clock, 100);
+    limiter.steady();
+    // 180 s of polling, one request a round as readyAt says, against 100 requests per sliding minute.
+    while (clock.now() < T0 + 180_000) {
+      clock.nowMs = Math.max(clock.now(), limiter.readyAt(1, 4));
+      await server.request();
+    }
+    const { sent } = server;
+    const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
+    expect(server.refused).toBe(0);
+    // The budget is spent a little before T0 + 60 s (a burst of 4, then 0.6 s a request). Each reset after that is
+    // a second or two after the last, as the oldest request ages out: no window of 2 s, and no burst after it.
+    expect(limiter.budgetWords()).toBe('100 requests/min');
+    expect(limiter.holdWords()).toBe('the rate limit (100 requests/min)');
+    // A burst of 4, then never two requests closer than the even pace (it was 3 or 4 at once every 2 s), and no hold
+    // longer than the whole-second reset and its margin (it was 3.4 s then 2 s, again and again).
+    expect(gaps.slice(3).filter((gap) => gap < 600)).toEqual([]);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(3_400);
+    // About the budget's rate throughout: 100 a minute, less the margin a rolling window's request counts for.
+    const lastMinute = sent.filter((t) => t > T0 + 120_000).length;
+    expect(lastMinute).toBeGreaterThanOrEqual(95);
+    expect(lastMinute).toBeLessThanOrEqual(100);
+  });
+
+  it('a sliding window of any budget, rounds of any size, after a create’s burst: no request over it, no window but the minute named', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 40 }),
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 120 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (limit, sizes, before) => {
+          const clock = new FakeClock();
+          const limiter = new RateLimiter({ clock });
+          const server = slidingWindow(limiter, clock, limit);
+          // A create's chunks first, as many as it sends (up to the budget and past it).
+          for (let i = 0; i < before; i++) await server.request();
+          limiter.steady();
+          for (const size of sizes) {
+            clock.nowMs = Math.max(clock.now(), limiter.readyAt(size, 4));
+            for (let i = 0; i < size; i++) await server.request();
+          }
+          expect(server.refused).toBe(0);
+          expect(limiter.budgetWords()).toBe(`${limit} requests/min`);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a sliding window past a reset: reads sent together (read ahead) go as what aged out allows, not as if all were back', async () => {
+    const clock = new FakeClock({ auto: false });
+    const limiter = new RateLimiter({ clock });
+    const server = slidingWindow(limiter, clock, 10);
+    limiter.steady();
+    // Two minutes of polling at the budget's pace: the server's resets have shown a rolling window, now spent.
+    while (clock.now() < T0 + 125_000) {
+      clock.nowMs = Math.max(clock.now(), limiter.readyAt(1, 4));
+      const one = server.request();
+      await clock.runUntilIdle();
+      await one;
+    }
+    expect(limiter.snapshot()).toMatchObject({ remaining: 0, source: 'server' });
+    // Past the reset it stated, five reads at once: one request aged out then, not ten (4 of them were refused).
+    clock.nowMs = limiter.snapshot()!.resetAtMs + 1000;
+    const start = server.sent.length;
+    const reads = Promise.all(Array.from({ length: 5 }, () => server.request()));
+    await clock.runUntilIdle();
+    await reads;
+    expect(server.refused).toBe(0);
+    const times = server.sent.slice(start);
+    expect(times.slice(1).map((t, i) => t - times[i]!)).toEqual([6000, 6000, 6000, 6000]);
+  });
 });
