@@ -196,6 +196,16 @@ it('a lost chunk whose own task is under its id again (the service restored with
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain('chunk 3: task 3 is on the service again, as the job recorded it');
+  // Its first line is where the journal stood; the chunks are read before its summary, which counts them, and no line
+  // calls them lost after that (it said "no task" and the lost warning, then found them).
+  const said = resumed.stderr.split('\n');
+  expect(said[0]).toBe(`job ${job}: 0 of 3 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
+  expect(resumed.stderr).not.toContain('no longer has');
+  expect(resumed.stderr).not.toContain('no task');
+  const summary = said.indexOf('✓ 3 tasks for 3 items, 3 coins');
+  expect(summary, resumed.stderr).toBeGreaterThan(
+    said.indexOf('chunk 3: task 3 is on the service again, as the job recorded it'),
+  );
   expect(journalLines(journal).some((record) => record.type === 'found')).toBe(true);
   expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3, chunks_lost: 0 }));
