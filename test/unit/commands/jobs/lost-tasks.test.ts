@@ -216,6 +216,23 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect(again.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
 });
 
+it('a journal recorded lost before its done counted them (an earlier version): TAB completion says lost, as jobs does', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  // As that version wrote it: its `done` records (the last written again after the `lost` ones) carried no count.
+  keepJournalLines(
+    journal,
+    () => true,
+    (record) => (record.type === 'done' ? { type: 'done', tasks: 3, items: 3, cost: 3 } : record),
+  );
+  expect(journalLines(journal).at(-1)).toEqual({ type: 'done', tasks: 3, items: 3, cost: 3 });
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 3 }));
+  // The glance reads the last line, a `done` with no count: the journal's own `lost` records say what it counts.
+  expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} lost\n`);
+});
+
 it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await restartWithoutState(world);
