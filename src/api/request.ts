@@ -156,19 +156,42 @@ function tellObserver<T>(spec: RequestSpec<T>, attempt: number, verdict: Failed<
   if (failure) spec.observer?.onNotProcessed?.(attempt, { failure, why: verdict.why, resending });
 }
 
+/** How a request ended: the attempts made, and why no other followed (`budget`: its `budgetMs` was spent). */
+export interface Ending {
+  attempts: number;
+  stop: ResendStop;
+  budgetMs: number;
+}
+
+/**
+ * An ending in words, after the error's own: the attempts (when more than one) and why no other followed, in one place
+ * for every error (` after 2 attempts (no time left to try again before the deadline)`). A timeout's error names its
+ * time already (`did not answer within 35s`): `timed` puts the attempts beside it (` (2 attempts)`), where a budget spent
+ * is that same time, so not said twice.
+ */
+export function endingWords(end: Ending | undefined, timed = false): string {
+  if (end === undefined) return '';
+  const attempts = end.attempts > 1 ? `${end.attempts} attempts` : '';
+  const noTime =
+    end.stop === 'deadline'
+      ? 'no time left to try again before the deadline'
+      : end.stop === 'budget' && !timed
+        ? `no time left to try again within --request-timeout ${formatDuration(end.budgetMs)}`
+        : '';
+  if (timed) {
+    const words = [attempts, noTime].filter((w) => w !== '').join('; ');
+    return words === '' ? '' : ` (${words})`;
+  }
+  return `${attempts === '' ? '' : ` after ${attempts}`}${noTime === '' ? '' : ` (${noTime})`}`;
+}
+
 /** The error a call ends with, saying why there was no further attempt. */
 function giveUp<T>(wire: Wire, verdict: Failed<T>, attempt: number, stop: ResendStop, budgetMs: number): Error {
-  const suffix = attempt > 1 ? ` after ${attempt} attempts` : '';
-  if (stop === 'deadline') {
-    wire.trace?.(`* not trying again (${verdict.why}): the deadline comes first`);
-    return verdict.fail(`${suffix} (no time left to try again before the deadline)`);
-  }
+  if (stop === 'deadline') wire.trace?.(`* not trying again (${verdict.why}): the deadline comes first`);
   if (stop === 'budget') {
-    const budget = formatDuration(budgetMs);
-    wire.trace?.(`* not trying again (${verdict.why}): the request's ${budget} budget is spent`);
-    return verdict.fail(`${suffix} (no time left to try again within --request-timeout ${budget})`);
+    wire.trace?.(`* not trying again (${verdict.why}): the request's ${formatDuration(budgetMs)} budget is spent`);
   }
-  return verdict.fail(suffix);
+  return verdict.fail({ attempts: attempt, stop, budgetMs });
 }
 
 /**
@@ -555,13 +578,14 @@ interface FailureExchange {
 
 type Exchange = ResponseExchange | FailureExchange;
 
-/** After an attempt: a value, or how it failed, `fail(suffix)` building the error, and the wait a resend would take. */
+/** After an attempt: a value, or how it failed, `fail(ending)` building the error, and the wait a resend would take. */
 type Verdict<T> =
   | { ok: true; value: T }
   | {
       ok: false;
       failure: Failure;
-      fail: (suffix: string) => Error;
+      /** The error the request ends with; without an ending, this attempt's alone (the first, nothing more said). */
+      fail: (end?: Ending) => Error;
       /** The delay before another attempt, if one is made: the server's Retry-After, or backoff. */
       waitMs: number;
       /** Short reason for the trace (`HTTP 503`, `ECONNRESET`). */
@@ -619,8 +643,9 @@ function reachHint(ctx: JudgeContext, code: string): string {
 }
 
 /** A transport failure in plain words; the code itself is in the `--verbose` trace. */
-function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, suffix: string): CliError {
+function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, end?: Ending): CliError {
   const { code } = ex;
+  const suffix = endingWords(end);
   const label = requestLabel(ctx.endpoint);
   if (failure === 'deadline' || failure === 'not-sent-deadline') {
     const what =
@@ -643,7 +668,7 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
     // Said by what came: no answer at all (a stopped server: no status line), or an answer whose body did not end.
     const what = ex.status === undefined ? 'did not answer' : 'did not finish its answer';
     return withCause(
-      `${label}: ${ctx.origin} ${what} within ${formatDuration(ctx.timeoutMs)}${suffix}`,
+      `${label}: ${ctx.origin} ${what} within ${formatDuration(ctx.timeoutMs)}${endingWords(end, true)}`,
       ex.error,
       'The service is slow or unreachable: try again later, or raise --request-timeout.',
     );
@@ -734,7 +759,8 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
       why: `${code}, cut off after ${cutOff.bytes} of ${cutOff.of} bytes`,
       words: CUT_OFF_WORDS,
     };
-    if (!inDoubt(ctx.method, failure)) return { ...cut, fail: (suffix) => cutOffError(ctx.endpoint, words, suffix) };
+    if (!inDoubt(ctx.method, failure))
+      return { ...cut, fail: (end) => cutOffError(ctx.endpoint, words, endingWords(end)) };
     const detail = `${words.words}, ${words.particulars}`;
     const rawMessage = `${requestLabel(ctx.endpoint)}: ${detail}`;
     return { ...cut, fail: () => doubtError(ctx, { detail, cause: ex.error, rawMessage }, ex) };
@@ -746,7 +772,7 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
     return { ...base, fail: () => doubtError(ctx, { detail, cause: ex.error, rawMessage }, ex) };
   }
   if (failure === 'tls') return { ...base, fail: () => tlsError(ctx, ex) };
-  return { ...base, fail: (suffix) => networkError(ctx, ex, failure, suffix) };
+  return { ...base, fail: (end) => networkError(ctx, ex, failure, end) };
 }
 
 /** `taskctl api` shows any 2xx body, except one that claims to be JSON and is cut off or is not JSON. */
@@ -788,7 +814,7 @@ function rawIds<T extends { message: string }>(issues: readonly T[], text: strin
 /** A failed response as judge sees it, before the policy says whether a write is in doubt. */
 interface Judged {
   failure: Failure;
-  fail: (suffix: string) => Error;
+  fail: (end?: Ending) => Error;
   /** Short reason for the trace (`HTTP 503`). */
   why: string;
   /** The reason in a few words, for a resend's notice (`server error (HTTP 503)`). */
@@ -821,7 +847,7 @@ export function judgeResponse<T>(
   };
   // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.
   if (inDoubt(ctx.method, failure)) {
-    const cause = fail('');
+    const cause = fail();
     return {
       ...base,
       why: doubt,
@@ -868,7 +894,7 @@ function judgeAnswer<T>(
       if (unreadable === 'truncated') {
         // The answer began as the API's and stopped early: sent again like a reset, never blamed on --base-url.
         const words = cutOffWords(status, ex.bytes);
-        const fail = (suffix: string) => cutOffError(ctx.endpoint, words, suffix);
+        const fail = (end?: Ending) => cutOffError(ctx.endpoint, words, endingWords(end));
         const doubt = `${words.words}, ${words.particulars}`;
         return { failure: 'cut-off', fail, why: `${why}, cut off`, words: CUT_OFF_WORDS, doubt };
       }
@@ -900,8 +926,8 @@ function judgeError(
     : undefined;
   const contentType = headerValue(headers, 'content-type');
   const detailOption = unreadable === undefined ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
-  const fail = (suffix: string) =>
-    apiError(ctx.endpoint, status, body, { ...detailOption, suffix, authHint: ctx.authHint });
+  const fail = (end?: Ending, more = '') =>
+    apiError(ctx.endpoint, status, body, { ...detailOption, suffix: endingWords(end) + more, authHint: ctx.authHint });
   const now = ctx.now();
   const date = headerValue(headers, 'date');
   const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
@@ -918,9 +944,9 @@ function judgeError(
         error.window = { resetAtMs, ...(info !== undefined && { limit: info.limit }) };
       return error;
     };
-    const failTooLong = (suffix: string) =>
-      withWindow(fail(`${suffix}; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
-    const failLimited = (suffix: string) => withWindow(fail(suffix));
+    const failTooLong = (end?: Ending) =>
+      withWindow(fail(end, `; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
+    const failLimited = (end?: Ending) => withWindow(fail(end));
     const words = `rate limited (HTTP ${status})`;
     return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, words, doubt: why, asked };
   }

@@ -11,7 +11,7 @@ import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
 import type { Column } from '../output/printer.js';
 import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '../store/job-files.js';
-import { glanceJournal, readJournalRecords } from '../store/journal-file.js';
+import { glanceJournal, journalHolds, readJournalRecords } from '../store/journal-file.js';
 import { CliError, InterruptedError } from '../errors.js';
 import { NotRegularFileError } from '../store/atomic-file.js';
 import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
@@ -157,7 +157,8 @@ export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'b
  * `readJobs` at a glance, for TAB completion: each journal's first record and its last line, never what lies between
  * (store/journal-file.ts `glanceJournal`), so a keypress costs a bounded read per job whatever the journals' sizes.
  * Its state is `jobState`'s, as in `jobs`, from what the last line tells: finished is a last `done` record, `lost`
- * when that record counts lost chunks; `superseded` and `refused` when the last record says so. The rare damaged
+ * when that record counts lost chunks (or, counting none, the journal holds `lost` records: `lostAtDone`); `superseded`
+ * and `refused` when the last record says so. The rare damaged
  * journal that `jobs` finds unfinished after all is offered as finished. A first record that is no job is
  * `unreadable`, as in `jobs`.
  */
@@ -186,12 +187,32 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
     ...{ base_url: job.base_url, account: job.account },
     state: jobState({
       done,
-      lost: lostInDone(ends.last),
+      lost: done ? lostAtDone(stored.path, ends.last) : 0,
       running,
       superseded: supersededIn(ends.last) !== undefined,
       refused: isRefusedRecord(ends.last),
     }),
   };
+}
+
+/** How a `lost` record starts, as the journal writes it (JSON.stringify, `type` first): what a glance looks for. */
+const LOST_MARKER = JSON.stringify({ type: 'lost' }).slice(1, -1);
+
+/**
+ * The chunks lost in a finished journal, for the glance: its last `done`'s count; a `done` without one was written with
+ * none lost, or by a version before the count (its `lost` records then say it): the bytes are looked through for a
+ * `lost` record, and only a journal holding one is read through (`jobs`' fold, its `found` records undoing them).
+ */
+function lostAtDone(path: string, last: unknown): number {
+  const counted = lostInDone(last);
+  try {
+    if (counted > 0 || !journalHolds(path, LOST_MARKER)) return counted;
+    const fold = new JobFold(path, { counts: true });
+    const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
+    return state === undefined ? 0 : lostChunks(state).length;
+  } catch {
+    return counted; // damaged in its middle: offered as its last line says, as the glance does (`jobs` says more)
+  }
 }
 
 /** When a job started: its job record's `created_at`, to the second. */

@@ -355,6 +355,25 @@ export function glanceJournal(path: string): { first: unknown; last: unknown; em
 }
 
 /**
+ * Whether the journal's bytes hold `marker` anywhere: read through a piece at a time, nothing parsed (a glance's look
+ * for one kind of record, as `"type":"lost"`, in a journal whose last line does not tell). False when there is no
+ * such file. A marker the bytes hold by chance (in a string, escaped quotes never match) only asks for a full read.
+ */
+export function journalHolds(path: string, marker: string): boolean {
+  const needle = Buffer.from(marker);
+  let carried = Buffer.alloc(0);
+  let found = false;
+  readRegularPieces(path, { what: 'journal', maxBytes: journalLimits.maxBytes }, (piece) => {
+    // The end of the piece before with this one's start, in case the marker spans the two; then this piece alone.
+    const seam = Buffer.concat([carried, piece.subarray(0, needle.length - 1)]);
+    found = seam.includes(needle) || piece.includes(needle);
+    carried = Buffer.from(piece.subarray(Math.max(0, piece.length - needle.length + 1)));
+    return !found;
+  });
+  return found;
+}
+
+/**
  * The record of the last complete line in `tail` that is not empty (what follows its last line break is a torn line,
  * never a record; empty lines are skipped, as when the journal is read through).
  */

@@ -458,7 +458,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
             expect(schema.safeParse(verdict.value).success || endpoint === 'GET /balance').toBe(true);
             return;
           }
-          const error = verdict.fail(' after 4 attempts');
+          const error = verdict.fail({ attempts: 4, stop: 'final', budgetMs: 35_000 });
           expect(error).toBeInstanceOf(CliError);
           expect(error.message).not.toContain(KEY);
           expect(error.message.length).toBeLessThan(2_000);
@@ -514,7 +514,7 @@ describe('F5 response parsing: the judge with every schema, on any answer', () =
           );
           expect(verdict.ok).toBe(false);
           if (verdict.ok) return;
-          const failure = verdict.fail('');
+          const failure = verdict.fail();
           expect(failure).toBeInstanceOf(CliError);
           expect(failure.message).not.toContain(KEY);
           if (shouldResend(method, verdict.failure)) {

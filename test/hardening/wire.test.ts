@@ -199,9 +199,7 @@ describe.concurrent('wire', () => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'delay', delayMs: 3000, count: 4 });
         const result = await world.inProcess(['--request-timeout', '300ms', 'balance'], { realTime: true });
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
-        expect(result.stderr).toMatch(
-          /reading the balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s \(no time left to try again within --request-timeout 0\.3s\)/,
-        );
+        expect(result.stderr).toMatch(/reading the balance: http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.3s\n/);
         expect(result.stderr).toMatch(/raise --request-timeout/);
         expectCleanError(result.stderr);
         // One budget of 0.3 s (it was 4 × 0.3 s plus 3.5 s of back-off): never a second request, cut within the budget

@@ -54,29 +54,21 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   const { job } = end.input;
   // Chunks whose task the service no longer has (its ids started again) are not counted as created.
   const lost = new Set(job === undefined ? [] : (end.input.observer?.lostChunks?.() ?? []));
-  const all = [...end.done.entries(), ...end.outcomes.entries()]
-    .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
-    .sort(([a], [b]) => a - b)
-    .map(([, o]) => o);
-  const line = all.length > 0 ? summary(all) : 'no task';
-  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
-  const named = job?.name === job?.id ? undefined : job?.name;
-  ctx.printer.success(
-    named === undefined
-      ? line
-      : `job ${named}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
-  );
-  if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
-  warnAboveMaxCost(ctx, now, options.maxCost);
-  const short = warnDroppedItems(ctx, now);
+  try {
+    // A chunk recorded lost is not waited for; with --wait its id is read once first, in case its own task is back
+    // (`foundAgain`): the summary then counts it, and no line calls it lost after it was found.
+    if (options.wait && job !== undefined) await foundAgain(ctx, end, lost);
+  } catch (error) {
+    sayCreated(ctx, end, lost, options); // the tasks exist all the same (Ctrl-C, a key refused while reading)
+    throw error;
+  }
+  const short = sayCreated(ctx, end, lost, options);
   if (!options.wait) return;
   // A job is named by its id in the hints that follow (`--job ID`), not by a list of ids.
   const byJob =
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
-  // A chunk recorded lost is not waited for; its id is read once, in case its own task is back (`foundAgain`).
-  if (job !== undefined) await foundAgain(ctx, end, lost);
   const check = job === undefined ? undefined : earlierChunks(end, job, lost);
   try {
     await waitNamingTasks(
@@ -145,6 +137,30 @@ function earlierChunks(
     );
   };
   return { verify, record };
+}
+
+/**
+ * What the run created: the summary (chunks recorded lost left out), the lost chunks' warning, the cost and dropped-item
+ * warnings; true when items were dropped.
+ */
+function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, options: SubmitOptions): boolean {
+  const { job } = end.input;
+  const now = [...end.outcomes.values()];
+  const all = [...end.done.entries(), ...end.outcomes.entries()]
+    .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
+    .sort(([a], [b]) => a - b)
+    .map(([, o]) => o);
+  const line = all.length > 0 ? summary(all) : 'no task';
+  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
+  const named = job?.name === job?.id ? undefined : job?.name;
+  ctx.printer.success(
+    named === undefined
+      ? line
+      : `job ${named}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
+  );
+  if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
+  warnAboveMaxCost(ctx, now, options.maxCost);
+  return warnDroppedItems(ctx, now);
 }
 
 /**

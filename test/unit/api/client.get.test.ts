@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MockAgent } from 'undici';
+import type { Dispatcher, MockAgent } from 'undici';
 import { createApiClient } from '../../../src/api/client.js';
 import {
   AuthError,
@@ -185,7 +185,28 @@ describe('GET: resends', () => {
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: https://api.test did not answer within 35s after 4 attempts');
+    expect(error.message).toBe('reading the balance: https://api.test did not answer within 35s (4 attempts)');
+  });
+
+  it('a stopped service: no answer to 2 attempts within the 35 s budget, said once, with its hint and exit 8', async () => {
+    setup();
+    const clock = new FakeClock();
+    let calls = 0;
+    // Each attempt hangs until its cut (30 s, then what is left of the budget), as a stopped process's port does.
+    const dispatcher = {
+      request() {
+        calls++;
+        clock.nowMs = Math.min(clock.nowMs + 30_000, T0 + 35_000);
+        return Promise.reject(networkError('TASKCTL_REQUEST_TIMEOUT', 'no complete answer within 30s'));
+      },
+      close: () => Promise.resolve(),
+    } as unknown as Dispatcher;
+    const { client } = makeClient(agent, { dispatcher, clock });
+    const error = await failure(client.getBalance());
+    expect(calls).toBe(2);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe('reading the balance: https://api.test did not answer within 35s (2 attempts)');
+    expect(error.hint).toBe('The service is slow or unreachable: try again later, or raise --request-timeout.');
   });
 
   it('one budget of 35 s per request, attempts and back-off included: no resend once it is spent', async () => {

@@ -29,7 +29,7 @@ function failWith(code: string, message: string, loopback = false): CliError {
   const error = Object.assign(new Error(message), { code });
   const verdict = judgeFailure(context(loopback), { kind: 'failure', error, code, status: undefined, sentAtMs: 0 }, 1);
   if (verdict.ok) throw new Error('expected a failure');
-  const failure = verdict.fail('');
+  const failure = verdict.fail();
   if (!(failure instanceof CliError)) throw new Error('expected a CliError');
   return failure;
 }
@@ -208,7 +208,7 @@ describe('a request timeout in words: what the server sent', () => {
     const exchange = { kind: 'failure' as const, error, code, status, sentAtMs: 0 };
     const verdict = judgeFailure(context(false), exchange, 4);
     if (verdict.ok) throw new Error('expected a failure');
-    return verdict.fail('').message;
+    return verdict.fail().message;
   }
 
   it('nothing came (a stopped server, headers never sent): it did not answer, not "the complete answer"', () => {

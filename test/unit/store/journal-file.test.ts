@@ -23,7 +23,13 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { glanceJournal, JournalFile, journalIo, readJournalRecords } from '../../../src/store/journal-file.js';
+import {
+  glanceJournal,
+  JournalFile,
+  journalHolds,
+  journalIo,
+  readJournalRecords,
+} from '../../../src/store/journal-file.js';
 import { tryLock } from '../../../src/store/lock-file.js';
 import { thisOwner } from '../../../src/store/process-owner.js';
 import { notRunningPid } from '../pids.js';
@@ -350,5 +356,19 @@ describe('the lines of a journal, as bytes', () => {
     writeFileSync(path, job);
     expect(glanceJournal(path)).toMatchObject({ last: { type: 'job' }, empty: false });
     expect(glanceJournal(join(dir, 'none.jsonl'))).toBeUndefined();
+  });
+
+  it('journalHolds finds a marker anywhere in the bytes, across the pieces they are read in', () => {
+    const path = join(dir, 'job.jsonl');
+    const marker = '"type":"lost"';
+    // The marker across the first 1 MiB piece's end, then far past it; a string's escaped quotes are no match.
+    const filler = `{"type":"send","note":"${'x'.repeat(1024 * 1024 - 40)}"}\n`;
+    writeFileSync(path, `${job}${filler.slice(0, 1024 * 1024 - job.length - 5)}${marker}`);
+    expect(journalHolds(path, marker)).toBe(true);
+    writeFileSync(path, `${job}${filler}${filler}{${marker},"chunk":1}\n`);
+    expect(journalHolds(path, marker)).toBe(true);
+    writeFileSync(path, `${job}{"type":"send","note":${JSON.stringify(marker)}}\n{"type":"done"}\n`);
+    expect(journalHolds(path, marker)).toBe(false);
+    expect(journalHolds(join(dir, 'none.jsonl'), marker)).toBe(false);
   });
 });

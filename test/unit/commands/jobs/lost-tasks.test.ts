@@ -196,6 +196,16 @@ it('a lost chunk whose own task is under its id again (the service restored with
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain('chunk 3: task 3 is on the service again, as the job recorded it');
+  // Its first line is where the journal stood; the chunks are read before its summary, which counts them, and no line
+  // calls them lost after that (it said "no task" and the lost warning, then found them).
+  const said = resumed.stderr.split('\n');
+  expect(said[0]).toBe(`job ${job}: 0 of 3 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
+  expect(resumed.stderr).not.toContain('no longer has');
+  expect(resumed.stderr).not.toContain('no task');
+  const summary = said.indexOf('✓ 3 tasks for 3 items, 3 coins');
+  expect(summary, resumed.stderr).toBeGreaterThan(
+    said.indexOf('chunk 3: task 3 is on the service again, as the job recorded it'),
+  );
   expect(journalLines(journal).some((record) => record.type === 'found')).toBe(true);
   expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done' }));
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3, chunks_lost: 0 }));
@@ -204,6 +214,23 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} finished\n`);
   const again = await run(['resume', job]);
   expect(again.stderr).toContain(`job ${job}: 3 of 3 chunks done, finished`);
+});
+
+it('a journal recorded lost before its done counted them (an earlier version): TAB completion says lost, as jobs does', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  // As that version wrote it: its `done` records (the last written again after the `lost` ones) carried no count.
+  keepJournalLines(
+    journal,
+    () => true,
+    (record) => (record.type === 'done' ? { type: 'done', tasks: 3, items: 3, cost: 3 } : record),
+  );
+  expect(journalLines(journal).at(-1)).toEqual({ type: 'done', tasks: 3, items: 3, cost: 3 });
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 3 }));
+  // The glance reads the last line, a `done` with no count: the journal's own `lost` records say what it counts.
+  expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} lost\n`);
 });
 
 it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
