@@ -157,7 +157,7 @@ export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'b
  * `readJobs` at a glance, for TAB completion: each journal's first record and its last line, never what lies between
  * (store/journal-file.ts `glanceJournal`), so a keypress costs a bounded read per job whatever the journals' sizes.
  * Its state is `jobState`'s, as in `jobs`, from what the last line tells: finished is a last `done` record, `lost`
- * when that record counts lost chunks (or, counting none, the journal holds `lost` records: `lostAtDone`); `superseded`
+ * when that record counts lost chunks (or, written before the count, the journal holds `lost` records: `lostAtDone`); `superseded`
  * and `refused` when the last record says so. The rare damaged
  * journal that `jobs` finds unfinished after all is offered as finished. A first record that is no job is
  * `unreadable`, as in `jobs`.
@@ -199,19 +199,20 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
 const LOST_MARKER = JSON.stringify({ type: 'lost' }).slice(1, -1);
 
 /**
- * The chunks lost in a finished journal, for the glance: its last `done`'s count; a `done` without one was written with
- * none lost, or by a version before the count (its `lost` records then say it): the bytes are looked through for a
- * `lost` record, and only a journal holding one is read through (`jobs`' fold, its `found` records undoing them).
+ * The chunks lost in a finished journal, for the glance: its last `done`'s count. A `done` written before the count
+ * (journal-records.ts `lost_counted`) cannot tell none from unsaid: its bytes are looked through for a `lost` record,
+ * and only a journal holding one is read through (`jobs`' fold, its `found` records undoing them).
  */
 function lostAtDone(path: string, last: unknown): number {
   const counted = lostInDone(last);
+  if (counted !== undefined) return counted;
   try {
-    if (counted > 0 || !journalHolds(path, LOST_MARKER)) return counted;
+    if (!journalHolds(path, LOST_MARKER)) return 0;
     const fold = new JobFold(path, { counts: true });
     const state = readJournalRecords(path, (record) => fold.add(record)) ? fold.end() : undefined;
     return state === undefined ? 0 : lostChunks(state).length;
   } catch {
-    return counted; // damaged in its middle: offered as its last line says, as the glance does (`jobs` says more)
+    return 0; // damaged in its middle: offered as its last line says, as the glance does (`jobs` says more)
   }
 }
 

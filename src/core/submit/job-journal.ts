@@ -168,7 +168,7 @@ export class JobJournal implements ChunkObserver {
 
   /** The `done` record: with the count of chunks lost, so that a glance at the last line knows it (`taskctl jobs`). */
   private doneRecord(totals: Totals): Record<string, unknown> {
-    return { type: 'done', ...totals, ...(this.lostSet.size > 0 && { lost: this.lostSet.size }) };
+    return { type: 'done', ...totals, ...(this.lostSet.size > 0 && { lost: this.lostSet.size }), lost_counted: true };
   }
 
   /**

@@ -148,6 +148,12 @@ const RecordSchema = z.discriminatedUnion('type', [
      * state for TAB completion) knows of them. Older readers ignore it.
      */
     lost: z.number().int().positive().optional(),
+    /**
+     * Written with every `done` since `lost` above was counted: the count (or its absence, none) can be trusted. A
+     * `done` without it may be older than the count, so a glance looks through the journal (jobs.ts `lostAtDone`).
+     * Older readers ignore it.
+     */
+    lost_counted: z.literal(true).optional(),
   }),
   /** `resume --ignore-job JOB`: that job, which took a chunk over, is not waited for (older readers: a damaged line). */
   z.object({ type: z.literal('ignore'), job: z.string() }),
@@ -251,10 +257,14 @@ export function isDoneRecord(raw: unknown): boolean {
   return RecordSchema.safeParse(raw).data?.type === 'done';
 }
 
-/** How many chunks a `done` record (a finished journal's last line) says were lost when it was written; else 0. */
-export function lostInDone(raw: unknown): number {
+/**
+ * How many chunks a `done` record (a finished journal's last line) says were lost when it was written: undefined when
+ * it is no `done`, or one written before the count (no count and no `lost_counted`), which cannot tell none from unsaid.
+ */
+export function lostInDone(raw: unknown): number | undefined {
   const record = RecordSchema.safeParse(raw).data;
-  return record?.type === 'done' ? (record.lost ?? 0) : 0;
+  if (record?.type !== 'done') return undefined;
+  return record.lost ?? (record.lost_counted ? 0 : undefined);
 }
 
 /** True when `raw` is a `reconciled` record of items the service refused: where a job stopped on a refused chunk. */

@@ -233,6 +233,24 @@ it('a journal recorded lost before its done counted them (an earlier version): T
   expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} lost\n`);
 });
 
+it('a done that says it counts (lost_counted) is taken at its word: the glance looks no further than the last line', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 3));
+  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done', lost_counted: true }));
+  await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done', lost: 3, lost_counted: true }));
+  // Its count taken out, the mark left: a glance that read the `lost` records would still say lost. It says what the
+  // last line says (finished), so a keypress never reads a finished journal through; `jobs` reads it all.
+  keepJournalLines(
+    journal,
+    () => true,
+    (record) => (record.type === 'done' ? { type: 'done', tasks: 3, items: 3, cost: 3, lost_counted: true } : record),
+  );
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_lost: 3 }));
+  expect((await run(['__complete', 'jobs'])).stdout).toContain(`${job}\t${S} finished\n`);
+});
+
 it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await restartWithoutState(world);
