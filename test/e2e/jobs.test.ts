@@ -74,6 +74,8 @@ it('Ctrl-C of a chunked create without --journal: the printed command, run verba
   world = await startWorld({ itemMs: 0, clock });
   const input = join(world.home.dir, 'in.txt');
   writeFileSync(input, `${ITEMS.join('\n')}\n`);
+  // Chunk 1's POST at once, chunk 2's held 700 ms (the room for the Ctrl-C while it is in flight).
+  await world.admin('POST', '/__sandbox/faults', { method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
   await world.admin('POST', '/__sandbox/faults', {
     method: 'POST',
     path: '/tasks',

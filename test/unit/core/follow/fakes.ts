@@ -77,6 +77,8 @@ export class FakeTaskServer implements TaskReader {
   limited = 0;
   readonly rateLimiter: RateLimiter;
   private readonly tasks = new Map<number, SimTask>();
+  /** Every task in listing order (the order is by id alone), sorted once after each `add`, not at each list read. */
+  private listed: SimTask[] | undefined;
   /** Called before each request with its index (0-based); return an error to fail that request. */
   failWith: (index: number, call: Call) => Error | undefined = () => undefined;
 
@@ -90,6 +92,7 @@ export class FakeTaskServer implements TaskReader {
 
   add(...tasks: SimTask[]): this {
     for (const task of tasks) this.tasks.set(task.id, task);
+    this.listed = undefined;
     return this;
   }
 
@@ -106,7 +109,9 @@ export class FakeTaskServer implements TaskReader {
   private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {
     const key = (id: number): number =>
       this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
-    const visible = this.visible().sort((a, b) => key(a.id) - key(b.id));
+    this.listed ??= [...this.tasks.values()].sort((a, b) => key(a.id) - key(b.id));
+    const elapsed = this.elapsed();
+    const visible = this.listed.filter((t) => elapsed >= (t.createdAfter ?? 0));
     const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
     const meta = {
       current_page: page,
@@ -161,10 +166,6 @@ export class FakeTaskServer implements TaskReader {
 
   private elapsed(): number {
     return this.clock.now() - T0;
-  }
-
-  private visible(): SimTask[] {
-    return [...this.tasks.values()].filter((t) => this.elapsed() >= (t.createdAfter ?? 0));
   }
 
   /** Items finished at the current virtual time (work tasks). */
