@@ -21,7 +21,7 @@ import {
   resolveSettings,
   type Settings,
 } from './core/settings.js';
-import { isCI, isDumbTerminal, type Env, type IO } from './output/io.js';
+import { canRedraw, isCI, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './lib/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
@@ -118,7 +118,7 @@ export class Context implements Capabilities {
     this.spinners = new SpinnerSlot({
       stream: this.io.stderr,
       clock: this.clock,
-      plain: this.ci || isDumbTerminal(this.env),
+      redraw: canRedraw(this.io.stderr, this.env, this.ci),
       printer: () => this.printer,
     });
   }
