@@ -8,7 +8,7 @@
 import { isAbsolute } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from './api/client.js';
-import { AuthError, UsageError } from './errors.js';
+import { AuthError, ExitCode, UsageError } from './errors.js';
 import type { Clock } from './lib/time.js';
 import { openConfig, type ConfigStore } from './store/config-file.js';
 import { accountKey, CompletionCacheStore } from './store/cache.js';
@@ -21,7 +21,7 @@ import {
   resolveSettings,
   type Settings,
 } from './core/settings.js';
-import { isCI, isDumbTerminal, type Env, type IO } from './output/io.js';
+import { canRedraw, isCI, type Env, type IO } from './output/io.js';
 import { createRedactor, type Redactor } from './lib/redact.js';
 import { settleOutcome } from './output/stdout-guard.js';
 import type { Printer } from './output/printer.js';
@@ -67,6 +67,8 @@ export class Context implements Capabilities {
   /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
   commandPath = '';
   private outcome = 0;
+  /** What a clean end (0) ends the run with instead: `endShort`. */
+  private cleanEnd = 0;
 
   /**
    * Set by a command to finish with a non-zero code without an error message (e.g. `wait` outcomes). Set it before
@@ -77,8 +79,13 @@ export class Context implements Capabilities {
   }
 
   set exitCode(code: number) {
-    this.outcome = code;
-    settleOutcome(this.io.stdout, code);
+    this.outcome = code === ExitCode.ok ? this.cleanEnd : code;
+    settleOutcome(this.io.stdout, this.outcome);
+  }
+
+  endShort(code: number): void {
+    this.cleanEnd = code;
+    if (this.outcome === ExitCode.ok) this.exitCode = code;
   }
 
   private readonly secrets: string[] = [];
@@ -111,7 +118,7 @@ export class Context implements Capabilities {
     this.spinners = new SpinnerSlot({
       stream: this.io.stderr,
       clock: this.clock,
-      plain: this.ci || isDumbTerminal(this.env),
+      redraw: canRedraw(this.io.stderr, this.env, this.ci),
       printer: () => this.printer,
     });
   }

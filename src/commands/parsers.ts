@@ -8,7 +8,7 @@ import { ENDED_TASK_STATUSES, KNOWN_TASK_STATUSES, STATUS_GROUP_NAMES } from '..
 import { UsageError } from '../errors.js';
 import type { Field } from '../core/api-request.js';
 import type { TimeBound } from '../core/list-window.js';
-import { parseTimestamp } from '../lib/timestamp.js';
+import { midnightUtc, parseTimestamp } from '../lib/timestamp.js';
 
 /** An empty value (an unset shell variable) names no file; resolved, '' would be the current directory. */
 function noFile(hint: string): UsageError {
@@ -214,14 +214,6 @@ export const collectField =
     if (!/^[^=]+=/.test(text)) throw new InvalidArgumentError('expected key=value.');
     return [...(previous ?? []), { typed, text, seq: fieldSeq++ }];
   };
-
-/** A calendar date alone (`2025-01-15`) as its midnight UTC; undefined for anything else, or a day the month lacks. */
-function midnightUtc(text: string): number | undefined {
-  const match = /^(\d{4})-(\d\d)-(\d\d)$/.exec(text);
-  if (!match) return undefined;
-  const at = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  return new Date(at).toISOString().startsWith(text) ? at : undefined;
-}
 
 /** `list --since`/`--until`: a duration back from now, an ISO timestamp, or a date (core/list-window.ts). */
 export function timeBound(value: string): TimeBound {

@@ -70,6 +70,11 @@ export interface Process {
   readonly onInterruptAgain: (handler: () => void) => void;
   /** A non-zero code to finish with without an error message; set it before printing the result. */
   exitCode: number;
+  /**
+   * The code the run ends with where it would end 0, settled now, before any output (a `--job` command that left lost
+   * chunks out: 11): an `exitCode` of 0 set later (a wait's outcome) stays `code`; another code, or an error, replaces it.
+   */
+  endShort: (code: number) => void;
 }
 
 /** The world outside the program that tests replace: time, environment variables, randomness. */

@@ -347,8 +347,8 @@ export function pruneJobs(
   rows: readonly JobRow[],
   keepMs: number,
   nowMs: number,
-  all: readonly JobRow[] = rows,
-  odd?: OddLock,
+  all: readonly JobRow[],
+  odd: OddLock,
 ): JobRow[] {
   const remove = (row: JobRow) => {
     try {
@@ -422,7 +422,7 @@ function pruneUnrecorded(
   starts: readonly StoredJob[],
   keepMs: number,
   nowMs: number,
-  odd?: OddLock,
+  odd: OddLock,
 ): StoredJob[] {
   return starts.filter((stored) => {
     if (!expired(stored.mtimeMs, keepMs, nowMs)) return false;
@@ -436,19 +436,17 @@ function pruneUnrecorded(
 
 /**
  * Told of each job whose lock path holds something other than a lock file (a FIFO, a directory, …: atomic-file.ts
- * `NotRegularFileError`, never opened): `taskctl jobs` lists and prunes around it, and names it on stderr.
+ * `NotRegularFileError`, never opened): `taskctl jobs` lists and prunes around it, and names it on stderr; the
+ * housekeeping after a create skips it unsaid (`taskctl jobs` names it).
  */
 type OddLock = (id: string, error: NotRegularFileError) => void;
 
 /**
- * A removal that failed leaves the job for the next run. A lock path that is no lock file is told to `odd` (the job is
- * skipped, named by the caller); without `odd` (housekeeping after a create) it is thrown: never skipped unsaid.
+ * A removal that failed leaves the job for the next run. A lock path that is no lock file is told to `odd`: the job is
+ * skipped, and the others go on.
  */
-function leftForOdd(error: unknown, id: string, odd: OddLock | undefined): false {
-  if (error instanceof NotRegularFileError) {
-    if (odd === undefined) throw error;
-    odd(id, error);
-  }
+function leftForOdd(error: unknown, id: string, odd: OddLock): false {
+  if (error instanceof NotRegularFileError) odd(id, error);
   return false;
 }
 
@@ -471,19 +469,13 @@ function listingStore(store: JobStore, odd: OddLock): JobStore {
 
 /**
  * After a create: the state directory's finished jobs, unfinished starts and leftover copies past the retention go (a
- * glance at their dates first).
+ * glance at their dates first). A job whose lock path holds no lock file is skipped, the others go: housekeeping never
+ * fails the create that ran, and `taskctl jobs` names that job.
  */
-export async function pruneExpired(ctx: Service & Runtime, store: JobStore | undefined): Promise<void> {
-  if (!store) return;
-  try {
-    await pruneDue(ctx, store);
-  } catch (error) {
-    // Housekeeping never fails the create that ran: a lock that is no lock file is named by `taskctl jobs --prune`.
-    if (!(error instanceof NotRegularFileError)) throw error;
-  }
-}
-
-async function pruneDue(ctx: Service & Runtime, store: JobStore): Promise<void> {
+export async function pruneExpired(ctx: Service & Runtime, jobs: JobStore | undefined): Promise<void> {
+  if (!jobs) return;
+  const skip: OddLock = () => {};
+  const store = listingStore(jobs, skip);
   // A bad job-retention is reported by `taskctl jobs`.
   const keep = await retentionMs(ctx).catch(() => DEFAULT_JOB_RETENTION_MS);
   const now = ctx.clock.now();
@@ -492,17 +484,18 @@ async function pruneDue(ctx: Service & Runtime, store: JobStore): Promise<void> 
     const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
     // Every job is read only when a finished one is due: a superseded job not due yet keeps the job that took it over.
     const all = rows.some((row) => ended(row.state)) ? readJobs(store) : rows;
-    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, now, all);
+    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, now, all, skip);
     pruneUnrecorded(
       store,
       old.filter((stored) => holdsNothing(stored.path)),
       keep,
       now,
+      skip,
     );
   }
   // Copies whose journal is gone (a removal cut short, a journal deleted by hand): the same retention, each under its
   // job's locks, so never those of a live run.
-  removeLeftovers(store, store.leftovers(), keep, now);
+  removeLeftovers(store, store.leftovers(), keep, now, skip);
 }
 
 export async function retentionMs(ctx: Service): Promise<number> {
@@ -651,7 +644,7 @@ function removeLeftovers(
   leftovers: readonly LeftoverCopies[],
   keepMs: number,
   nowMs: number,
-  odd?: OddLock,
+  odd: OddLock,
 ): LeftoverCopies[] {
   return leftovers.filter((left) => {
     try {

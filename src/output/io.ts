@@ -45,8 +45,17 @@ export function isCI(env: Env): boolean {
  * A terminal that cannot move its cursor or draw colour (`TERM=dumb`: Emacs' shell, some log viewers): it gets lines
  * as a pipe does, with no spinner, live block or countdown redrawn in place, and no colour.
  */
-export function isDumbTerminal(env: Env): boolean {
+function isDumbTerminal(env: Env): boolean {
   return env.TERM === 'dumb';
+}
+
+/**
+ * Whether a line may be redrawn in place on `stream` (the live block, a spinner, a countdown): a terminal that moves
+ * its cursor (not TERM=dumb), outside CI mode (`ci`: `--ci` or `CI`; its logs are files). The one rule of every redraw
+ * (docs/behaviour.md#output); what is drawn adds its own (no spinner with -q, none for json/ndjson).
+ */
+export function canRedraw(stream: OutputStream, env: Env, ci: boolean): boolean {
+  return stream.isTTY === true && !ci && !isDumbTerminal(env);
 }
 
 /**

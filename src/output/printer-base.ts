@@ -70,7 +70,9 @@ export function printerBase(options: PrinterOptions): PrinterBase {
  * (output/width.ts lineBudget: a row as wide as the terminal would touch its last column). Undefined off a terminal.
  */
 function terminalWidthOf(stream: IO['stdout']): number | undefined {
-  return stream.isTTY === true && (stream.columns ?? 0) > 0 ? Math.max(10, (stream.columns ?? 80) - 1) : undefined;
+  if (stream.isTTY !== true) return undefined;
+  const columns = stream.columns ?? 0; // read once: a resize in between would give two widths
+  return columns > 0 ? Math.max(10, columns - 1) : undefined;
 }
 
 /** One line of text, redacted and neutralised. */

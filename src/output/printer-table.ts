@@ -25,8 +25,10 @@ const TABLE_SLICE_ROWS = 100;
 interface Fit {
   shown: number[];
   widths: number[];
-  /** Not even the most important columns fit side by side: one `KEY: value` card per row. */
+  /** Not even the most important columns fit side by side: one `KEY: value` card per row, this wide. */
   stack: boolean;
+  /** The terminal's width the fit was made for (read once); undefined off a terminal. */
+  width: number | undefined;
 }
 
 type TextWidth = (text: string) => number;
@@ -46,10 +48,10 @@ async function fitTable<T>(
   // Read once: the terminal's width now (it may have changed since the run began), for the whole fit.
   const terminalWidth = base.terminalWidth;
   if (terminalWidth === undefined || list?.wide === true) {
-    return { shown: columns.map((_, i) => i), widths, stack: false };
+    return { shown: columns.map((_, i) => i), widths, stack: false, width: terminalWidth };
   }
   const [{ fitColumns }, { leastCellWidth }] = await Promise.all([import('./fit.js'), import('./width.js')]);
-  return fitColumns(
+  const fit = fitColumns(
     columns.map((c, i) => ({
       natural: widths[i] ?? 0,
       header: textWidth(heads[i] ?? ''),
@@ -66,6 +68,7 @@ async function fitTable<T>(
     })),
     terminalWidth,
   );
+  return { ...fit, width: terminalWidth };
 }
 
 /** Writes the rows, each drawn by `draw`, as one table, or a slice at a time at the widths of the whole table. */
@@ -137,12 +140,12 @@ export async function renderRowsTable<T>(
       `showing the first ${formatCount(rows.length)} of ${formatCount(total)} rows; use -o tsv or -o csv to get them all`,
     );
   };
-  const cardWidth = base.terminalWidth;
-  if (fit.stack && cardWidth !== undefined) {
-    // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it.
+  if (fit.stack && fit.width !== undefined) {
+    // Not even the most important columns fit side by side: a `KEY: value` card per row, every column in it, at the
+    // width the fit was made for.
     const { cards } = await import('./stack.js');
     const fields = rows.map((row, r) => rowCard(row, texts[r] ?? [], allColumns, heads, options.color, emptyCell));
-    writeOut(base, cards(fields, cardWidth, { label: (text) => (options.color ? out.bold(text) : text) }));
+    writeOut(base, cards(fields, fit.width, { label: (text) => (options.color ? out.bold(text) : text) }));
     cut();
     return;
   }

@@ -76,10 +76,11 @@ export interface PrinterOptions {
   quiet?: boolean;
   /** Applied to every printed string before neutralising. Default: identity. */
   redact?: Redactor;
-  /** Forwarded to `progress()`: no spinner in CI. Default false. */
-  ci?: boolean;
-  /** Forwarded to `progress()`: no live block on a terminal that cannot move its cursor (TERM=dumb). */
-  dumbTerminal?: boolean;
+  /**
+   * Forwarded to `progress()`: whether stderr may be redrawn in place (io.ts `canRedraw`: not in CI, not TERM=dumb).
+   * Default: stderr is a terminal.
+   */
+  redraw?: boolean;
   /** Clock for `progress()` timestamps. Default `Date.now`. */
   now?: () => number;
   /**

@@ -42,8 +42,7 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
   const progress = createProgress({
     io,
     format,
-    ci: options.ci ?? false,
-    dumbTerminal: options.dumbTerminal ?? false,
+    ...(options.redraw !== undefined && { redraw: options.redraw }),
     color: stderrColor,
     quiet,
     redact,

@@ -7,7 +7,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import type { Clock } from '../lib/time.js';
 import { palette, type ChalkInstance } from './colour.js';
 import { isJsonFormat, type OutputFormat } from './format.js';
-import { colorEnabled, isCI, isDumbTerminal, type Env, type IO, type JobControl, type OutputStream } from './io.js';
+import { canRedraw, colorEnabled, isCI, type Env, type IO, type JobControl, type OutputStream } from './io.js';
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
 import { isoSeconds } from './times.js';
@@ -19,8 +19,8 @@ export interface ProgressOptions {
   env?: Env;
   /** Overrides the `CI` variable when given. */
   ci?: boolean;
-  /** A terminal that cannot move its cursor: overrides `TERM=dumb` in `env` when given. */
-  dumbTerminal?: boolean;
+  /** Whether stderr may be redrawn in place, as the caller read it (io.ts `canRedraw`); overrides `env` and `ci`. */
+  redraw?: boolean;
   format: OutputFormat;
   /** Timestamps for plain lines. Default: the system clock. */
   clock?: Pick<Clock, 'now'>;
@@ -62,15 +62,11 @@ export interface Progress {
   lineWidth: () => number | undefined;
 }
 
-/**
- * Live block only when stderr is a TTY that moves its cursor (not TERM=dumb), output is not json/ndjson, and not in CI
- * (docs/behaviour.md#output).
- */
-function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'dumbTerminal' | 'format'>): boolean {
+/** Live block only where stderr may be redrawn in place (io.ts `canRedraw`) and the output is not json/ndjson. */
+function shouldSpin(options: Pick<ProgressOptions, 'io' | 'env' | 'ci' | 'redraw' | 'format'>): boolean {
   const env = options.env ?? {};
-  const ci = options.ci ?? isCI(env);
-  const dumb = options.dumbTerminal ?? isDumbTerminal(env);
-  return !ci && !dumb && !isJsonFormat(options.format) && options.io.stderr.isTTY === true;
+  const redraw = options.redraw ?? canRedraw(options.io.stderr, env, options.ci ?? isCI(env));
+  return redraw && !isJsonFormat(options.format);
 }
 
 const plain: Paint = palette(false);

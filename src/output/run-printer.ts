@@ -6,7 +6,7 @@
 import type { Redactor } from '../lib/redact.js';
 import type { Env } from '../lib/env.js';
 import { loadChalk } from './colour.js';
-import { colorEnabled, isDumbTerminal, type IO } from './io.js';
+import { canRedraw, colorEnabled, type IO } from './io.js';
 import type { Printer } from './printer.js';
 import { hintGlobals, type AccountFlags } from './hint-globals.js';
 
@@ -44,8 +44,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     stderrColor,
     quiet: options.quiet,
     redact: options.redact,
-    ci,
-    dumbTerminal: isDumbTerminal(env),
+    redraw: canRedraw(io.stderr, env, ci),
     now: options.now,
     hints: hintGlobals(options.account ?? {}, options.jobFile),
     ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: () => wrapping.lineBudget(io.stderr.columns) }),

@@ -12,8 +12,8 @@ import { roundedBytes } from './bytes.js';
 export interface SpinnerSlotOptions {
   stream: OutputStream;
   clock: Pick<Clock, 'now'>;
-  /** CI mode, or a terminal that cannot redraw a line (TERM=dumb): never a spinner. */
-  plain: boolean;
+  /** Whether the stream may be redrawn in place (io.ts `canRedraw`): else never a spinner. */
+  redraw: boolean;
   /** The run's printer, asked when a spin starts: no spinner with -q or for json/ndjson; its colour on stderr. */
   printer: () => Pick<Printer, 'quiet' | 'format' | 'stderrColor'>;
 }
@@ -48,9 +48,9 @@ export class SpinnerSlot {
     };
     if (this.active) return work(say, this.active.live);
     const [{ startSpinner }, { isJsonFormat }] = await Promise.all([import('./spinner.js'), import('./format.js')]);
-    const { stream, plain } = this.options;
+    const { stream, redraw } = this.options;
     const printer = this.options.printer();
-    const enabled = !plain && !printer.quiet && !isJsonFormat(printer.format);
+    const enabled = redraw && !printer.quiet && !isJsonFormat(printer.format);
     const spinner = startSpinner({ stream, enabled, color: printer.stderrColor }, `${text}…`);
     if (!spinner.live) return work(say, false);
     this.active = spinner;

@@ -314,7 +314,6 @@ function readLines(
   return readRegularPieces(path, options, (piece) => lines.add(piece) < wanted) ? lines.end() : undefined;
 }
 
-/** The journal's first record (what its lock is named by), read no further; undefined when it holds none. */
 /** A first line read as a record (a JSON object with a type), or none at all (an empty file): what a journal starts with. */
 function startsWithRecord(first: unknown): boolean {
   if (first === undefined) return true;
@@ -323,6 +322,7 @@ function startsWithRecord(first: unknown): boolean {
   return typeof type === 'string' && type !== UNREADABLE_LINE;
 }
 
+/** The journal's first record (what its lock is named by), read no further; undefined when it holds none. */
 function readFirstRecord(path: string): unknown {
   return readLines(path, undefined, 1)?.records[0];
 }
@@ -600,9 +600,10 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
   } catch (error) {
     if (error instanceof NotRegularFileError) throw error; // named, with what to do; the empty journal made goes (open)
     const reason = systemErrorWords(error);
+    const first = readFirstRecord(path);
     // A file whose first line is no record (a /proc file, whose directory takes no lock) is no journal: said so, not
     // advice to lock it as another user.
-    if (!startsWithRecord(readFirstRecord(path))) {
+    if (!startsWithRecord(first)) {
       throw new UsageError(
         `${path} is not a taskctl journal (it does not start with a job record); nothing was sent`,
         'Pass the file given to `taskctl create --journal`.',
@@ -610,7 +611,7 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
     }
     const message = `cannot lock the journal ${path} (${lockPath}): ${reason}; nothing was sent`;
     // A job that never started has nothing to resume: the same command, once the directory can take its lock.
-    if (readFirstRecord(path) === undefined) {
+    if (first === undefined) {
       throw new NewJobLockError(
         message,
         writeAdvice(error, 'pass a --journal path in another directory, then run the same command again'),

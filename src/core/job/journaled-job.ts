@@ -105,11 +105,12 @@ function warnIfLost(ctx: Pick<Output, 'printer'>, job: JournaledJob, name: strin
 }
 
 /**
- * A `--job` command that left chunks recorded lost out ends in exit 11 (the job's items are not all done, as its
- * `resume --wait` ends), unless it ends in another error.
+ * A `--job` command that leaves chunks recorded lost out ends in exit 11 (the job's items are not all done, as its
+ * `resume --wait` ends), unless it ends in another error. Called once the job is read, before any output: a reader of
+ * stdout that goes away (`| head -1`) then ends the run with 11, not 0, and a wait's outcome of 0 stays 11.
  */
-export function endShortIfLost(ctx: Pick<Process, 'exitCode'>, job: JournaledJob): void {
-  if (job.lost.length > 0 && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
+export function endShortIfLost(ctx: Pick<Process, 'endShort'>, job: JournaledJob): void {
+  if (job.lost.length > 0) ctx.endShort(ExitCode.itemsFailed);
 }
 
 /** `the 3 items of the lost chunks 1, 2 and 3`: what `retry --job` does not send again. */

@@ -46,6 +46,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'retry --job');
+  endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   // Their items have no result, but they were paid for once: never bought again unasked (a create of their own).
   if (job.lost.length > 0)
@@ -53,7 +54,6 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
       `${lostItemsWords(job)} are not retried: the job paid for them once, and buying them again is a create of their own`,
     );
   await retryJob(ctx, file, job, options);
-  endShortIfLost(ctx, job);
 }
 
 async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options: RetryOptions): Promise<void> {

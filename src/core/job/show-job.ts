@@ -10,7 +10,7 @@ import type { Output, Process, Prompts, Runtime, Service, Store } from '../capab
 
 /** What `show --job` uses of the run. */
 type Shower = Output &
-  Pick<Process, 'exitCode'> &
+  Pick<Process, 'endShort'> &
   Pick<Prompts, 'spin'> &
   Pick<Service, 'api' | 'globals'> &
   Pick<Store, 'cache' | 'config'> &
@@ -36,13 +36,13 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
     );
   }
   const job = await readJob(ctx, file);
+  endShortIfLost(ctx, job);
   warnIfIncomplete(ctx, job, (id) => `taskctl show --job ${id}`);
   const api = await ctx.api();
   const keep = itemFilter(options);
   if (idsOnly(ctx.globals)) await jobTargets(ctx.printer, api, job, keep);
   else if (ctx.printer.format === 'table') await showJobTable(ctx, api, job, keep, options);
   else await streamJob(ctx, api, job, keep, options);
-  endShortIfLost(ctx, job);
 }
 
 /**

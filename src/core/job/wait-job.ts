@@ -18,6 +18,7 @@ export async function runWaitJob(
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'wait --job');
+  endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
   // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
@@ -35,5 +36,4 @@ export async function runWaitJob(
       },
     },
   );
-  endShortIfLost(ctx, job);
 }

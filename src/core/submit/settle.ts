@@ -16,7 +16,7 @@ type Settler = Output & Process & Pick<Runtime, 'clock' | 'env'> & Pick<Service,
 import { AuthError, CliError, CreateUnknownError, ExitCode, UsageError } from '../../errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
-import { isDumbTerminal } from '../../output/io.js';
+import { canRedraw } from '../../output/io.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
@@ -526,7 +526,7 @@ async function watched<T>(
   check: (horizon: (until: number, late: boolean) => void) => Promise<T>,
 ): Promise<T> {
   const { startCountdown } = await import('../../output/countdown.js');
-  const live = ctx.io.stderr.isTTY === true && !ctx.ci && !isDumbTerminal(ctx.env);
+  const live = canRedraw(ctx.io.stderr, ctx.env, ctx.ci);
   let countdown: { stop: () => void } | undefined;
   const horizon = (until: number, late: boolean) => {
     const text = late

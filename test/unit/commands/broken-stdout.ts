@@ -1,10 +1,14 @@
-/** A stdout that fails like a closed pipe (EPIPE) from the `okWrites + 1`-th write on, as Node's streams do. */
+/**
+ * A stdout that fails like a closed pipe (EPIPE) from the `okWrites + 1`-th write on, as Node's streams do (the error
+ * on the next tick). `inWrite`: the error within the failing write itself, so a guard that ends the run at it sees the
+ * outcome settled before that write, not one set in the same turn after it.
+ */
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../../src/lib/time.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
 
-export function brokenStdout(okWrites: number) {
+export function brokenStdout(okWrites: number, { inWrite = false }: { inWrite?: boolean } = {}) {
   const memory = createMemoryStream();
   const emitter = new EventEmitter();
   let writes = 0;
@@ -19,7 +23,8 @@ export function brokenStdout(okWrites: number) {
       writes += 1;
       if (writes > okWrites) {
         const error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
-        process.nextTick(() => emitter.emit('error', error));
+        if (inWrite) emitter.emit('error', error);
+        else process.nextTick(() => emitter.emit('error', error));
         return false;
       }
       memory.write(chunk);

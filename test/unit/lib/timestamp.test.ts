@@ -17,6 +17,12 @@ const READ: Array<[string, number, number]> = [
   ['2025-01-15T14:00:00+02:00', T0, 1000],
   ['2025-01-15T07:30:00-0430', T0, 1000],
   ['2025-01-15 12:00:00Z', T0, 1000],
+  // Without seconds (ISO 8601 allows it; `list --since 2025-01-15T12:00Z`): the minute is all it shows.
+  ['2025-01-15T12:00Z', T0, 60_000],
+  ['2025-01-15T14:00+02:00', T0, 60_000],
+  ['2025-01-15T07:30-0430', T0, 60_000],
+  // The last day of February in a leap year is a day: 321 days and 12 hours before T0.
+  ['2024-02-29T00:00:00Z', T0 - (321 * 24 + 12) * 3_600_000, 1000],
 ];
 /** No zone (which would be a guess: this machine's, or UTC), no time, out of range. */
 const REFUSED = [
@@ -27,6 +33,14 @@ const REFUSED = [
   '2025-01-15T12:00:00.500',
   '2026-13-25T12:00:00Z',
   '2025-01-15T25:00:00Z',
+  // A day the month lacks is refused, never read as a day of the next month (2 March).
+  '2025-02-30T00:00:00Z',
+  '2025-02-29T12:00Z',
+  '2025-04-31T12:00:00+02:00',
+  // Without seconds, a zone is still needed; a fraction needs its seconds.
+  '2025-01-15T12:00',
+  '2025-01-15T12:00.5Z',
+  '2025-01-15T12Z',
 ];
 
 describe('parseTimestampWithResolution', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorEnabled, isCI } from '../../../src/output/io.js';
+import { canRedraw, colorEnabled, isCI } from '../../../src/output/io.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 
 const tty = { write: () => true, isTTY: true };
@@ -55,5 +55,19 @@ describe('isCI', () => {
   it('is on when CI is set to anything but empty, 0 or false (any case)', () => {
     for (const value of ['true', '1', 'github', 'TRUE']) expect(isCI({ CI: value })).toBe(true);
     for (const value of [undefined, '', '0', 'false', 'False']) expect(isCI({ CI: value })).toBe(false);
+  });
+});
+
+describe('canRedraw: the one rule for a line redrawn in place (the live block, the spinner, a countdown)', () => {
+  const tty = { isTTY: true, write: () => true };
+  it('a terminal outside CI that moves its cursor', () => {
+    expect(canRedraw(tty, {}, false)).toBe(true);
+    expect(canRedraw(tty, { TERM: 'xterm-256color' }, false)).toBe(true);
+  });
+  it('never in CI mode, on TERM=dumb, or on what is not a terminal (a pipe, a file)', () => {
+    expect(canRedraw(tty, {}, true)).toBe(false);
+    expect(canRedraw(tty, { TERM: 'dumb' }, false)).toBe(false);
+    expect(canRedraw({ isTTY: false, write: () => true }, {}, false)).toBe(false);
+    expect(canRedraw({ write: () => true }, {}, false)).toBe(false);
   });
 });

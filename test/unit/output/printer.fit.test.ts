@@ -105,6 +105,18 @@ describe('tables fitted to the terminal', () => {
     expect(err()).toBe('');
   });
 
+  it('a terminal resized between the fit and the cards: the cards keep the width the fit read', async () => {
+    const memory = createMemoryIO({ stdoutTTY: true, columns: 40 });
+    let reads = 0;
+    // 40 columns when the fit reads them, 200 at every later look: the window widened meanwhile.
+    Object.defineProperty(memory.io.stdout, 'columns', { get: () => (reads++ === 0 ? 40 : 200) });
+    const printer = createPrinter({ io: memory.io, format: 'table', color: false, now: () => T0, card });
+    await printer.list(rows, columns);
+    const text = memory.stdout.text();
+    expect(text).toMatch(/^NAME: +domain_check_availability$/m);
+    expect(widest(text)).toBeLessThan(40);
+  });
+
   it('never drops a column named with --columns: the rows stack instead', async () => {
     const { printer, out, err } = setup('table', 60);
     await printer.list(rows, columns, undefined, { chosen: true });

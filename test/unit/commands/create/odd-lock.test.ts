@@ -1,9 +1,11 @@
 /**
  * A FIFO (or anything but a regular file) at the lock of a job this create has nothing to do with: the create goes
  * on. Only a job that could be this run's work again (a stopped job of the same items, reached by --reuse-window) has
- * its lock read, and there the odd file is exit 2 naming it: whether a run holds that job cannot be known.
+ * its lock read, and there the odd file is exit 2 naming it: whether a run holds that job cannot be known. The
+ * housekeeping after a create skips such a job and removes the other jobs past the retention.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4 } from '../journal-lines.js';
@@ -43,4 +45,23 @@ it('a stopped job of the same items whose lock is a FIFO: the re-run is exit 2 n
   expect(again.code, again.stderr).toBe(2);
   expect(again.stderr).toContain(`the lock file ${join(dir, 'state', 'locks', `${job}.lock`)} is a FIFO`);
   expect(await world.posts()).toBe(posts);
+});
+
+it('the housekeeping after a create skips a finished job whose lock is a FIFO, and removes the others past the retention', async () => {
+  const jobs: string[] = [];
+  for (const item of ['a.com', 'b.com', 'c.com', 'd.com']) {
+    const created = await run(['create', S, item, '-y']);
+    expect(created.code, created.stderr).toBe(0);
+    jobs.push(/job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '');
+  }
+  const journalOf = (id: string) => join(dir, 'state', 'jobs', `${id}.jsonl`);
+  // Whichever job the state directory lists first: the one with the FIFO, or one after it.
+  for (const odd of [jobs[0] ?? '', jobs[3] ?? '']) fifoAtLockOf(odd);
+  const old = new Date(world.clock.now() - 31 * 24 * 3_600_000); // past the 30 days' retention
+  for (const job of jobs) utimesSync(journalOf(job), old, old);
+  const next = await run(['create', S, 'z.com', '-y']);
+  expect(next.code, next.stderr).toBe(0);
+  expect(next.stderr).not.toContain('FIFO');
+  expect(jobs.filter((job) => existsSync(journalOf(job)))).toEqual([jobs[0], jobs[3]]);
+  expect(statSync(join(dir, 'state', 'locks', `${jobs[0]}.lock`)).isFIFO()).toBe(true);
 });

@@ -198,6 +198,24 @@ describe('list --since / --until', () => {
     expect(wrong.stderr).toMatch(/a date \(2025-01-15, midnight UTC\)/);
   });
 
+  it('an ISO time without seconds, with its zone, is an edge too (Z, +02:00); a day the month lacks is exit 2', async () => {
+    const api = mockApi();
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)], 100);
+    page(api, 1, 1, [task(3, 5), task(2, 90), task(1, 200)], 100);
+    // 100 minutes before T0 (12:00Z): 10:20Z, which is 12:20 at +02:00.
+    const zulu = await runTaskctl(['list', '--since', '2025-01-15T10:20Z', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(zulu.stdout, zulu.stderr).toBe('3\n2\n');
+    const offset = await runTaskctl(['list', '--since', '2025-01-15T12:20+02:00', '-o', 'tsv', '--columns', 'id'], {
+      api,
+    });
+    expect(offset.stdout, offset.stderr).toBe('3\n2\n');
+    for (const text of ['2025-02-30T00:00:00Z', '2025-02-30T00:00Z']) {
+      const wrong = await runTaskctl(['list', '--since', text], { api: mockApi() });
+      expect(wrong.code, text).toBe(2);
+      expect(wrong.stderr).toMatch(/an ISO time with its zone/);
+    }
+  });
+
   it("an ISO time needs its zone: one without is exit 2, not read as this machine's local time", async () => {
     const result = await runTaskctl(['list', '--since', '2025-01-15T12:00:00'], { api: mockApi() });
     expect(result.code).toBe(2);
