@@ -160,4 +160,21 @@ describe('watch --follow with no ids: a listing in no order of creation', () => 
         expect([id, ms !== undefined && ms <= 35_000 && rounds <= 2]).toEqual([id, true]);
       expect(run.behind).toEqual([]);
     });
+
+  it('more tasks created during one sweep than half of what is remembered: said once, some may not be shown', async () => {
+    // Remembering 20 finished tasks, 5 created a second: more than 10 come while one sweep of 8 pages goes round.
+    const run = await watchUnordered({
+      before: 800,
+      everyMs: 200,
+      runMs: 1000,
+      untilMs: MIN,
+      forMs: 2 * MIN,
+      rememberFinished: 20,
+    });
+    expect(run.missed).toHaveLength(1);
+    expect(run.missed[0]).toBeGreaterThan(10);
+    expect(run.server.limited).toBe(0);
+    // What is shown is shown once.
+    expect([...run.ends.values()].every((n) => n === 1)).toBe(true);
+  });
 });
