@@ -201,6 +201,11 @@ const RESULT_FINISHED = 100;
 const CATCH_UP_PAGES = 10;
 /** A listing in no order of creation whose sweep for the tasks the count shows takes longer than this is said so. */
 const BEHIND_MS = 60_000;
+/**
+ * Creation times this close say nothing of a listing's order: tasks created together may be numbered and stamped in
+ * different orders (a list by id shows their times a few ms out of order), and whole-second timestamps tie.
+ */
+const ORDER_SLACK_MS = 1000;
 
 /**
  * 'all-unfinished' on a listing in no order of creation: one reading of its pages 2 … last, a discovery at a time
@@ -263,8 +268,8 @@ class Follower {
    */
   private scanCursor = 2;
   /**
-   * 'all-unfinished': a page of the listing showed creation times that rose and one that fell (the same page or two):
-   * the listing is in no order of creation, and a new task can be on any page (`sweep`). Equal times say nothing.
+   * 'all-unfinished': a page of the listing showed creation times that rose and one that fell (the same page or two), by
+   * more than ORDER_SLACK_MS: the listing is in no order of creation, and a new task can be on any page (`sweep`).
    */
   private unordered = false;
   private pageRose = false;
@@ -619,16 +624,18 @@ class Follower {
 
   /**
    * Whether the page's tasks are in an order of creation (`unordered`): their creation times only rise, or only fall,
-   * and so did those of every page before. Equal times (a timestamp's resolution) say nothing.
+   * and so did those of every page before. Times within ORDER_SLACK_MS of the last say nothing.
    */
   private noteOrder(tasks: readonly Task[]): void {
     let last: number | undefined;
     for (const task of tasks) {
       const at = parseTimestamp(task.created_at);
       if (at === undefined) continue;
-      if (last !== undefined && at > last) this.pageRose = true;
-      if (last !== undefined && at < last) this.pageFell = true;
-      last = at;
+      if (last === undefined || Math.abs(at - last) > ORDER_SLACK_MS) {
+        if (last !== undefined && at > last) this.pageRose = true;
+        if (last !== undefined && at < last) this.pageFell = true;
+        last = at;
+      }
     }
     this.unordered = this.pageRose && this.pageFell;
   }

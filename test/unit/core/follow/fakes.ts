@@ -58,6 +58,11 @@ export interface FakeServerOptions {
   rateLimit?: { limit: number; headers: boolean };
   /** `total_count` counts this many tasks more than the listing ever shows (docs/openapi.json ties neither to the other). */
   unlisted?: number;
+  /**
+   * Each task's `created_at` is up to this many ms later than its creation (by its id): a service that stamps a task
+   * a moment after it numbers it, so creates made together are listed by id a few ms out of their times' order.
+   */
+  stampJitterMs?: number;
 }
 
 const MINUTE = 60_000;
@@ -227,7 +232,7 @@ export class FakeTaskServer implements TaskReader {
       status,
       total_items: total,
       cost: total,
-      created_at: iso(sim.createdAfter ?? 0),
+      created_at: iso((sim.createdAfter ?? 0) + ((sim.id * 7) % ((this.options.stampJitterMs ?? 0) + 1))),
       completed_at: finished ? iso(workEnd(sim) ?? this.elapsed()) : null,
     };
     if (this.options.listCounts || withItems) {
