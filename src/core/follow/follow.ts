@@ -623,21 +623,16 @@ class Follower {
   }
 
   /**
-   * Whether the page's tasks are in an order of creation (`unordered`): their creation times only rise, or only fall,
-   * and so did those of every page before. Times within ORDER_SLACK_MS of the last say nothing.
+   * One task's creation time `at` after the page's `last` noted (`unordered`): in an order of creation the times of a
+   * page only rise, or only fall, as did those of every page before. Times within ORDER_SLACK_MS of the last say
+   * nothing. Returns the page's last time noted.
    */
-  private noteOrder(tasks: readonly Task[]): void {
-    let last: number | undefined;
-    for (const task of tasks) {
-      const at = parseTimestamp(task.created_at);
-      if (at === undefined) continue;
-      if (last === undefined || Math.abs(at - last) > ORDER_SLACK_MS) {
-        if (last !== undefined && at > last) this.pageRose = true;
-        if (last !== undefined && at < last) this.pageFell = true;
-        last = at;
-      }
-    }
-    this.unordered = this.pageRose && this.pageFell;
+  private noteOrder(at: number | undefined, last: number | undefined): number | undefined {
+    if (at === undefined) return last;
+    if (last !== undefined && Math.abs(at - last) <= ORDER_SLACK_MS) return last;
+    if (last !== undefined && at > last) this.pageRose = true;
+    if (last !== undefined && at < last) this.pageFell = true;
+    return at;
   }
 
   /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
@@ -646,16 +641,23 @@ class Follower {
     this.guard(page, meta, tasks, walk);
     const now = this.options.clock.now();
     this.totalCount = meta.total_count;
-    if (this.watchAll && !this.unordered) this.noteOrder(tasks);
     const here = new Set<number>();
     let found = 0;
+    /** The page's last creation time noted for the listing's order (`noteOrder`). */
+    let last: number | undefined;
     for (const task of tasks) {
-      if (this.watchAll && this.discoverTask(task, now)) found++;
+      if (this.watchAll) {
+        // Parsed once, for the order and the discovery.
+        const at = parseTimestamp(task.created_at);
+        if (!this.unordered) last = this.noteOrder(at, last);
+        if (this.discoverTask(task, at, now)) found++;
+      }
       if (this.watched.has(task.id)) {
         here.add(task.id);
         this.observe(task, now);
       }
     }
+    this.unordered ||= this.pageRose && this.pageFell;
     // Tasks the count shows fewer than those found: those given up on were listed after all (or are gone).
     this.unfindable = Math.min(this.unfindable, Math.max(0, meta.total_count - this.listed));
     for (const w of this.watched.values())
@@ -744,8 +746,7 @@ class Follower {
   }
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
-  private discoverTask(task: Task, now: number): boolean {
-    const at = parseTimestamp(task.created_at);
+  private discoverTask(task: Task, at: number | undefined, now: number): boolean {
     if (at !== undefined) this.newestSeen = Math.max(this.newestSeen, at);
     const created = this.known.get(task.id);
     if (created === task.created_at) return false;
