@@ -12,6 +12,7 @@ import { countsRoom, countsText } from '../output/task-columns.js';
 import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
+import { formatDuration } from '../lib/duration.js';
 import { seenOnServerClock } from './server-time.js';
 import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
@@ -141,8 +142,21 @@ function scanProgress(ctx: Pick<Prompts, 'spin'> & Output, live: boolean) {
   };
 }
 
-/** When more tasks were created between two reads of the listing than one round reads (follow.ts `catchUp`). */
-const MISSED = 'tasks were created since the last read; some may not be shown';
+/**
+ * Without ids, what the follow cannot keep up with, said rather than silently skipped or late
+ * (docs/behaviour.md#what-watch-keeps): more tasks created between two reads of the listing than one round reads
+ * (follow.ts `catchUp`), and a listing in no order of creation too long to read all of it quickly (`sweep`).
+ */
+function listingWarnings(printer: Output['printer']) {
+  return {
+    onMissed: (atLeast: number) =>
+      printer.warn(`more than ${formatCount(atLeast)} tasks were created since the last read; some may not be shown`),
+    onBehind: ({ pages, forMs }: { pages: number; forMs: number }) =>
+      printer.warn(
+        `new tasks may be shown late: the task list is not in order of creation, so each is found only by reading all ${formatCount(pages)} pages, which took over ${formatDuration(forMs)} at the rate limit`,
+      ),
+  };
+}
 
 /** The run's code: Ctrl-C's, else the follow's outcome; a clean end of a job whose lost chunks were left out is 11. */
 function watchExitCode(
@@ -248,8 +262,7 @@ export async function runWatch(
       }
     },
     outageToleranceMs,
-    // Said rather than silently skipped (docs/behaviour.md#what-watch-keeps).
-    onMissed: (atLeast) => printer.warn(`more than ${formatCount(atLeast)} ${MISSED}`),
+    ...listingWarnings(printer),
     onOutage: (state) => {
       const now = ctx.clock.now();
       printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));

@@ -124,6 +124,11 @@ export interface FollowOptions {
    * some may never be shown.
    */
   onMissed?: (atLeast: number) => void;
+  /**
+   * 'all-unfinished' on a listing in no order of creation (`sweep`): once, when reading its pages for the new tasks the
+   * count shows took longer than BEHIND_MS (waits with none missing left out), so new tasks are shown that late.
+   */
+  onBehind?: (behind: { pages: number; forMs: number }) => void;
 }
 
 export interface FollowResult {
@@ -190,9 +195,30 @@ const RESULT_FINISHED = 100;
 
 /**
  * 'all-unfinished': the most pages one discovery reads past page 1 (or before the last page) while each shows only new
- * tasks: 1,000 tasks created between two reads, a tenth of the documented 100 requests a minute.
+ * tasks: 1,000 tasks created between two reads, a tenth of the documented 100 requests a minute. On a listing in no
+ * order of creation, the most pages one discovery reads of its sweep (`sweep`).
  */
 const CATCH_UP_PAGES = 10;
+/** A listing in no order of creation whose sweep for the tasks the count shows takes longer than this is said so. */
+const BEHIND_MS = 60_000;
+/**
+ * Creation times this close say nothing of a listing's order: tasks created together may be numbered and stamped in
+ * different orders (a list by id shows their times a few ms out of order), and whole-second timestamps tie.
+ */
+const ORDER_SLACK_MS = 1000;
+
+/**
+ * 'all-unfinished' on a listing in no order of creation: one reading of its pages 2 … last, a discovery at a time
+ * (page 1 is read by every discovery), for the tasks its count shows that no read found.
+ */
+interface Sweep {
+  /** `total_count` when it began: unchanged at its end with nothing found, what is still missing is unfindable. */
+  count: number;
+  /** Tasks it found. */
+  found: number;
+  /** Time spent on it, its discoveries and the waits between them while tasks were missing (not the idle ones). */
+  ms: number;
+}
 
 /** A page read by a discovery: its tasks, and how many of them it found (never seen before). */
 interface PageRead {
@@ -236,8 +262,29 @@ class Follower {
   /** Tasks discovered so far (a discovery that found none backs off). */
   private discovered = 0;
   private totalCount: number | undefined;
-  /** Next page (2 … last−1) to read when the listing holds tasks none of our reads showed. */
+  /**
+   * Next page (2 … last−1) to read when the listing holds tasks none of our reads showed; on a listing in no order of
+   * creation, the sweep's next page (2 … last).
+   */
   private scanCursor = 2;
+  /**
+   * 'all-unfinished': a page of the listing showed creation times that rose and one that fell (the same page or two), by
+   * more than ORDER_SLACK_MS: the listing is in no order of creation, and a new task can be on any page (`sweep`).
+   */
+  private unordered = false;
+  private pageRose = false;
+  private pageFell = false;
+  /** The sweep under way on a listing in no order of creation. */
+  private sweepNow: Sweep | undefined;
+  /** When the last discovery ended with tasks still missing (the sweep's time runs on until the next), else undefined. */
+  private missingSince: number | undefined;
+  /** `onBehind` was called (it is said once). */
+  private behindSaid = false;
+  /**
+   * Tasks the count shows that a whole sweep did not find while the count stayed the same (a task never listed, or one
+   * taken for one seen before: `forgotten`): not looked for again, so they cannot keep the sweep going for ever.
+   */
+  private unfindable = 0;
   private readonly seenThisRound = new Set<number>();
   private roundRequests = 0;
   private currentBudget = 0;
@@ -450,9 +497,20 @@ class Follower {
       return;
     }
     const since = this.newestSeen;
+    const startedAt = this.options.clock.now();
     // The pages this discovery read: its walk reads each once.
     const read = new Set<number>([1]);
     const first = await this.readPage(1, walk);
+    if (this.unordered) {
+      // New tasks can be on any page: neither end nor a catch-up past one finds them (`sweep`).
+      await this.sweep(walk, read, startedAt);
+      this.discovery.observe(
+        DISCOVERY,
+        this.discovered > before || this.unseenInListing() > 0,
+        this.options.clock.now(),
+      );
+      return;
+    }
     // Newest first: more than a page created since the last read pushed some of them past page 1.
     if (this.onlyNews(first, since)) await this.catchUp(1, first, 1, since, walk, read);
     const last = this.pages.totalPages ?? 0;
@@ -512,7 +570,69 @@ class Follower {
   }
 
   private unseenInListing(): number {
-    return Math.max(0, (this.totalCount ?? 0) - this.listed);
+    return Math.max(0, (this.totalCount ?? 0) - this.listed - this.unfindable);
+  }
+
+  /**
+   * On a listing in no order of creation, while its count shows tasks no read found: its pages 2 … last (page 1 was just
+   * read) in turn, from where the last discovery stopped, at most CATCH_UP_PAGES and only while the rate budget lets
+   * the next one go within an interval (as `catchUp`). A task there when a sweep began is found by its end; one created
+   * meanwhile on a page already read, by the next. Said once when a sweep takes longer than BEHIND_MS (`onBehind`), and
+   * when more tasks were created during one than half of what is remembered (`onMissed`: some may be taken for tasks
+   * seen before).
+   */
+  private async sweep(walk: PageWalkGuard<Task>, read: Set<number>, startedAt: number): Promise<void> {
+    const { clock, reader } = this.options;
+    // One page is the whole listing at once: what its count shows besides is not listed (page 1 was just read).
+    if ((this.pages.totalPages ?? 0) < 2) this.unfindable += this.unseenInListing();
+    for (let pages = 0; this.unseenInListing() > 0 && pages < CATCH_UP_PAGES; pages++) {
+      const last = this.pages.totalPages ?? 0;
+      if (this.scanCursor > last) this.endSweep();
+      const page = this.scanCursor;
+      if (page > last || read.has(page)) break;
+      if (reader.rateLimiter.readyAt(1, ROUND_BURST) > clock.now() + this.config.startMs) break;
+      const sweep = (this.sweepNow ??= { count: this.totalCount ?? 0, found: 0, ms: 0 });
+      read.add(page);
+      this.scanCursor++;
+      sweep.found += (await this.readPage(page, walk)).found;
+    }
+    const now = clock.now();
+    const sweep = this.sweepNow;
+    if (sweep) sweep.ms += now - (this.missingSince ?? startedAt);
+    if (this.scanCursor > (this.pages.totalPages ?? 0)) this.endSweep();
+    this.missingSince = this.unseenInListing() > 0 ? now : undefined;
+    if (sweep && sweep.ms > BEHIND_MS && !this.behindSaid) {
+      this.behindSaid = true;
+      this.options.onBehind?.({ pages: this.pages.totalPages ?? 0, forMs: sweep.ms });
+    }
+  }
+
+  /** The sweep read the last page: the next one starts at page 2 (see `unfindable`, `onMissed`). */
+  private endSweep(): void {
+    this.scanCursor = 2;
+    const sweep = this.sweepNow;
+    this.sweepNow = undefined;
+    if (!sweep) return;
+    const count = this.totalCount ?? 0;
+    if (sweep.found === 0 && count === sweep.count) this.unfindable += this.unseenInListing();
+    const created = count - sweep.count;
+    if (created > (this.options.rememberFinished ?? REMEMBERED_FINISHED) / 2 && !this.missedSaid) {
+      this.missedSaid = true;
+      this.options.onMissed?.(created);
+    }
+  }
+
+  /**
+   * One task's creation time `at` after the page's `last` noted (`unordered`): in an order of creation the times of a
+   * page only rise, or only fall, as did those of every page before. Times within ORDER_SLACK_MS of the last say
+   * nothing. Returns the page's last time noted.
+   */
+  private noteOrder(at: number | undefined, last: number | undefined): number | undefined {
+    if (at === undefined) return last;
+    if (last !== undefined && Math.abs(at - last) <= ORDER_SLACK_MS) return last;
+    if (last !== undefined && at > last) this.pageRose = true;
+    if (last !== undefined && at < last) this.pageFell = true;
+    return at;
   }
 
   /** `walk`: the walk this read belongs to; by default the current search for tasks (pages not known to hold one). */
@@ -523,13 +643,23 @@ class Follower {
     this.totalCount = meta.total_count;
     const here = new Set<number>();
     let found = 0;
+    /** The page's last creation time noted for the listing's order (`noteOrder`). */
+    let last: number | undefined;
     for (const task of tasks) {
-      if (this.watchAll && this.discoverTask(task, now)) found++;
+      if (this.watchAll) {
+        // Parsed once, for the order and the discovery.
+        const at = parseTimestamp(task.created_at);
+        if (!this.unordered) last = this.noteOrder(at, last);
+        if (this.discoverTask(task, at, now)) found++;
+      }
       if (this.watched.has(task.id)) {
         here.add(task.id);
         this.observe(task, now);
       }
     }
+    this.unordered ||= this.pageRose && this.pageFell;
+    // Tasks the count shows fewer than those found: those given up on were listed after all (or are gone).
+    this.unfindable = Math.min(this.unfindable, Math.max(0, meta.total_count - this.listed));
     for (const w of this.watched.values())
       if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
     // A task that finished on this page is followed no more: its page is not worth knowing.
@@ -616,8 +746,7 @@ class Follower {
   }
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
-  private discoverTask(task: Task, now: number): boolean {
-    const at = parseTimestamp(task.created_at);
+  private discoverTask(task: Task, at: number | undefined, now: number): boolean {
     if (at !== undefined) this.newestSeen = Math.max(this.newestSeen, at);
     const created = this.known.get(task.id);
     if (created === task.created_at) return false;

@@ -41,8 +41,11 @@ export function workEnd(task: SimTask): number | undefined {
 export type Call = { kind: 'list'; page: number; perPage: number } | { kind: 'get'; id: number };
 
 export interface FakeServerOptions {
-  /** Listing order; 'scattered' is a fixed pseudo-random order (docs/openapi.json fixes none). */
-  order?: 'asc' | 'desc' | 'scattered';
+  /**
+   * Listing order; 'scattered' is a fixed pseudo-random order of the first 1,009 ids, 'hashed' one of any ids (a hash
+   * of the id, as a service listing by a random key would): docs/openapi.json fixes none.
+   */
+  order?: 'asc' | 'desc' | 'scattered' | 'hashed';
   /**
    * List entries carry completed_items/failed_items (a server may: docs/openapi.json's `Task`); default false, as in
    * its examples.
@@ -53,9 +56,34 @@ export interface FakeServerOptions {
    * answers carry `X-RateLimit-*`. Default: no limit enforced, no headers.
    */
   rateLimit?: { limit: number; headers: boolean };
+  /** `total_count` counts this many tasks more than the listing ever shows (docs/openapi.json ties neither to the other). */
+  unlisted?: number;
+  /**
+   * Each task's `created_at` is up to this many ms later than its creation (by its id): a service that stamps a task
+   * a moment after it numbers it, so creates made together are listed by id a few ms out of their times' order.
+   */
+  stampJitterMs?: number;
 }
 
 const MINUTE = 60_000;
+
+/** Where a task's id puts it in the listing of `order`: the lower the key, the nearer page 1. */
+export function listingKey(order: FakeServerOptions['order']): (id: number) => number {
+  switch (order) {
+    case 'asc':
+      return (id) => id;
+    case 'scattered':
+      return (id) => (id * 7919) % 1009;
+    case 'hashed':
+      return (id) => {
+        let h = Math.imul(id ^ 0x9e3779b9, 0x85ebca6b);
+        h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+        return (h ^ (h >>> 16)) >>> 0;
+      };
+    default:
+      return (id) => -id;
+  }
+}
 
 /** The timestamp `ms` after T0, each made once: a 1,000-task listing asks for the same few thousand again every round. */
 const isoTimes = new Map<number, string>();
@@ -71,6 +99,8 @@ function iso(ms: number): string {
  */
 export class FakeTaskServer implements TaskReader {
   readonly calls: Call[] = [];
+  /** Every page of the listing answered, with the clock time of its answer. */
+  readonly lists: Array<{ page: number; at: number }> = [];
   /** Clock time of every request the server answered or refused. */
   readonly times: number[] = [];
   /** 429 answers given. */
@@ -107,16 +137,16 @@ export class FakeTaskServer implements TaskReader {
   }
 
   private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {
-    const key = (id: number): number =>
-      this.options.order === 'asc' ? id : this.options.order === 'scattered' ? (id * 7919) % 1009 : -id;
+    const key = listingKey(this.options.order);
     this.listed ??= [...this.tasks.values()].sort((a, b) => key(a.id) - key(b.id));
     const elapsed = this.elapsed();
     const visible = this.listed.filter((t) => elapsed >= (t.createdAfter ?? 0));
+    this.lists.push({ page, at: this.clock.now() });
     const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
     const meta = {
       current_page: page,
       per_page: perPage,
-      total_count: visible.length,
+      total_count: visible.length + (this.options.unlisted ?? 0),
       total_pages: Math.ceil(visible.length / perPage),
     };
     return { tasks, meta };
@@ -203,7 +233,7 @@ export class FakeTaskServer implements TaskReader {
       status,
       total_items: total,
       cost: total,
-      created_at: iso(sim.createdAfter ?? 0),
+      created_at: iso((sim.createdAfter ?? 0) + ((sim.id * 7) % ((this.options.stampJitterMs ?? 0) + 1))),
       completed_at: finished ? iso(workEnd(sim) ?? this.elapsed()) : null,
     };
     if (this.options.listCounts || withItems) {
