@@ -158,7 +158,7 @@ export function apiError(
  * of another shape, an empty body, another code) is not the API's answer: a base URL with the wrong path, or something
  * in between. The one rule for every endpoint's 404.
  */
-export function isApiNotFound(body: ApiErrorBody | undefined): boolean {
+function isApiNotFound(body: ApiErrorBody | undefined): boolean {
   return body?.code === 'not_found';
 }
 
