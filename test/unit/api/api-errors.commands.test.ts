@@ -5,7 +5,7 @@
  * would send people looking for an id that is fine.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0 } from '../commands/harness.js';
+import { mockApi, runTaskctl, sandboxRun, T0 } from '../commands/harness.js';
 
 const HTML_404 = '<html><body><h1>404 Not Found</h1><p>nginx</p></body></html>';
 const NOT_THE_APIS: ReadonlyArray<[string, string, Record<string, string>]> = [
@@ -69,6 +69,23 @@ describe("a 404 that is not the API's, on a task read", () => {
     expect(result.stderr).toMatch(/task 1 was not found/);
     expect(result.stderr).toMatch(/taskctl list/);
     expect(result.stderr).not.toMatch(/--base-url/);
+  });
+
+  it('a base URL with the wrong path in front of the sandbox: the --base-url advice, not "task 1 was not found"', async () => {
+    const { run, sandbox } = await sandboxRun(10);
+    const created = await run(['create', 'domain_check_availability', 'a.com', '-y', '-q']);
+    expect(created.code, created.stderr).toBe(0);
+    for (const argv of [
+      ['show', '1'],
+      ['wait', '1'],
+      ['diff', '1', '1'],
+    ]) {
+      const result = await run(argv, { env: { TASKCTL_BASE_URL: `${sandbox.origin}/nope` } });
+      expect(result.code, result.stderr).toBe(8);
+      expect(result.stderr).not.toMatch(/was not found|taskctl list/);
+      expect(result.stderr).toMatch(/^error: reading task 1: the server answered HTTP 404/m);
+      expect(result.stderr).toMatch(/--base-url/);
+    }
   });
 
   it('balance: an HTML 404 keeps its --base-url advice', async () => {
