@@ -230,7 +230,7 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
 }
 
 /** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */
-export function countsDisagree(counts: ItemCounts): boolean {
+function countsDisagree(counts: ItemCounts): boolean {
   return (counts.completed ?? 0) + (counts.failed ?? 0) > counts.total;
 }
 
