@@ -215,6 +215,8 @@ export class Context implements Capabilities {
       redact: this.redact,
       // A task's age (`3m ago`) is told on the service's clock, which stamped it: a skewed local clock does not age it.
       now: () => this.serviceNow(this.clock.now()),
+      // A log line is stamped on this machine's clock: a CI log must line up with the runner's own stamps.
+      stampNow: () => this.clock.now(),
       // A one-off --sandbox has its own hint rules (core/sandbox-hint.ts): its service is gone when a hint is read.
       account: this.globals.sandbox
         ? undefined

@@ -114,10 +114,13 @@ export function apiError(
   options: { detail?: string; suffix?: string; authHint?: string | undefined } = {},
 ): CliError {
   const kind = classifyApiError(status, body?.code);
+  const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
+  // A task read's 404 that is not the service's "no such task" is no news about the task (exit 5 would tell every
+  // caller the task is gone): it is an answer from somewhere else, said as one.
+  if (kind === 'notFound' && task && !isApiNotFound(body)) return notTheApisNotFound(endpoint, status, body, options);
   // One line: a newline in the server's words must not start a line of its own (a forged "error:", a `::` command).
   const serverText = body?.message.trim() ? neutralise(body.message.trim()) : undefined;
   const statusText = status > 0 ? ` (HTTP ${status}${body?.code ? `, ${body.code}` : ''})` : '';
-  const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
   let detail = options.detail ?? serverText ?? `${DEFAULT_DETAIL[kind]}${statusText}`;
   // The refusal's code is the one thing a script or a person can look up: always show it with the server's words.
   if (kind === 'refused' && options.detail === undefined) {
@@ -135,7 +138,7 @@ export function apiError(
     case 'forbidden':
       return new AuthError(message, FORBIDDEN_HINT);
     case 'notFound':
-      return new NotFoundError(message, notFoundHint(endpoint, body !== undefined));
+      return new NotFoundError(message, notFoundHint(endpoint, isApiNotFound(body)));
     case 'input':
       return new InputError(message, endpoint.startsWith('POST ') ? INPUT_HINT : undefined);
     case 'balance':
@@ -147,6 +150,35 @@ export function apiError(
     case 'unavailable':
       return new UnavailableError(message, UNAVAILABLE_HINT);
   }
+}
+
+/**
+ * Whether a "not found" is the service's own: its error body (docs/openapi.json #/components/schemas/ErrorResponse,
+ * either form) with the code `not_found`, whatever the HTTP status. A 404 with anything else (a proxy's HTML page, JSON
+ * of another shape, an empty body, another code) is not the API's answer: a base URL with the wrong path, or something
+ * in between. The one rule for every endpoint's 404.
+ */
+function isApiNotFound(body: ApiErrorBody | undefined): boolean {
+  return body?.code === 'not_found';
+}
+
+/** A task read answered 404 by something other than the API (exit 8, not resent): the base URL or a proxy, not the id. */
+function notTheApisNotFound(
+  endpoint: string,
+  status: number,
+  body: ApiErrorBody | undefined,
+  options: { detail?: string; suffix?: string },
+): CliError {
+  const serverText = body?.message.trim() ? `: ${neutralise(body.message.trim())}` : '';
+  const detail =
+    options.detail ??
+    (body === undefined
+      ? `the server answered HTTP ${status} with a body that is not the API's error form`
+      : `the server answered HTTP ${status} (${neutralise(body.code)}${serverText})`);
+  return new MalformedResponseError(
+    `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}`,
+    MALFORMED_ANSWER_HINT,
+  );
 }
 
 /** `fromApi`: the 404 came in the API's own error shape, so the base URL is right and the path is not. */

@@ -24,6 +24,11 @@ export interface RateLimitInfo {
   remaining: number;
   /** When the window resets, epoch ms on the local clock (clamped to now..now+61 s). */
   resetAtMs: number;
+  /**
+   * True when `X-RateLimit-Reset` was missing or unreadable (`-3`, `soon`): `resetAtMs` is then only the documented
+   * minute assumed for pacing, not a wait the server stated (a 429 does not wait for it).
+   */
+  resetAssumed?: true;
 }
 
 /** `Headers`-like (`get`) or a plain record such as undici's `IncomingHttpHeaders`. */
@@ -86,7 +91,8 @@ export function parseRateLimit(
       waitMs = reset * 1000;
     }
   }
-  return { limit, remaining: Math.min(remaining, limit), resetAtMs: nowMs + clampWait(waitMs) };
+  const info = { limit, remaining: Math.min(remaining, limit), resetAtMs: nowMs + clampWait(waitMs) };
+  return Number.isFinite(reset) ? info : { ...info, resetAssumed: true };
 }
 
 /** The current budget as `auth status` shows it. */

@@ -107,7 +107,8 @@ export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline)
     tellObserver(spec, attempt, verdict, decision.resend);
     if (!decision.resend) throw giveUp(wire, verdict, attempt, decision.stop, budgetMs);
     // A wait the server announced (429) is not the request's time: the budget, and a budget view's deadline, move on.
-    if (verdict.failure === 'rate-limited') {
+    // A 429 that stated no wait is resent after backoff, within the budget like any other failure.
+    if (verdict.failure === 'rate-limited' && verdict.stated === true) {
       budgetEnd += verdict.waitMs;
       if (limit.pausesForRateLimit && limit.at !== undefined) limit.at += verdict.waitMs;
     }
@@ -204,7 +205,7 @@ async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Prom
   wire.trace?.(`* trying again in ${wait} (${why}), attempt ${attempt + 1}/${MAX_ATTEMPTS}`);
   wire.options.onResend?.(`${words}; trying again in ${wait} (attempt ${attempt + 1}/${MAX_ATTEMPTS})`);
   const what =
-    verdict.failure === 'rate-limited'
+    verdict.failure === 'rate-limited' && verdict.stated === true
       ? 'for the rate limit (the server asked to wait)'
       : `before trying again: ${words}`;
   wire.notices.announce(waitMs, what);
@@ -597,6 +598,8 @@ type Verdict<T> =
       words: string;
       /** After a 429: nothing may be sent before this (epoch ms); the client tells the rate limiter. */
       blockUntilMs?: number;
+      /** After a 429: the wait is one the server stated (Retry-After, a readable reset), not backoff. */
+      stated?: true;
     };
 
 /** What the judge needs to know about the client. */
@@ -825,6 +828,11 @@ interface Judged {
   asked?: AskedWait;
 }
 
+/** Whether a 429 said how long to wait: a Retry-After, or the reset of its empty window, that could be read. */
+function statedWait(asked: AskedWait | undefined): boolean {
+  return asked?.retryAfterMs !== undefined || asked?.resetInMs !== undefined;
+}
+
 /** A complete response: parse with `schema`, and say what kind of failure anything else is. */
 export function judgeResponse<T>(
   ctx: JudgeContext,
@@ -844,6 +852,7 @@ export function judgeResponse<T>(
     why,
     words,
     ...(limited ? { blockUntilMs: ctx.now() + waitMs } : {}),
+    ...(limited && statedWait(judged.asked) ? { stated: true as const } : {}),
   };
   // The server answered, so the request arrived: a write that may have been carried out is reconciled, never resent.
   if (inDoubt(ctx.method, failure)) {
@@ -934,7 +943,9 @@ function judgeError(
 
   if (classifyApiError(status, body?.code) === 'rateLimited') {
     const info = parseRateLimit(headers, now);
-    const asked = { retryAfterMs: askedMs, resetInMs: info?.remaining === 0 ? info.resetAtMs - now : undefined };
+    // An empty window's reset is a wait the server stated only when it sent one it can read (else: backoff).
+    const stated = info?.remaining === 0 && info.resetAssumed !== true;
+    const asked = { retryAfterMs: askedMs, resetInMs: stated ? info.resetAtMs - now : undefined };
     const failure = rateLimitedFailure(askedMs);
     // The window the refusal states (Retry-After first, unclamped; else an empty window's reset), for `auth status`.
     const resetAtMs =

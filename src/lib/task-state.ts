@@ -229,6 +229,31 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
   return { total, completed, failed };
 }
 
+/** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */
+function countsDisagree(counts: ItemCounts): boolean {
+  return (counts.completed ?? 0) + (counts.failed ?? 0) > counts.total;
+}
+
+/**
+ * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`): its progress is shown as at
+ * most 100%, and only its status says it finished.
+ */
+export function disagreeingCountsWarner(
+  warn: (message: string) => void,
+): (task: TaskStateFields & { id: number }) => void {
+  const seen = new Set<number>();
+  return (task) => {
+    if (seen.has(task.id)) return;
+    const counts = itemCounts(task);
+    if (!countsDisagree(counts)) return;
+    seen.add(task.id);
+    const counted = (counts.completed ?? 0) + (counts.failed ?? 0);
+    warn(
+      `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; its progress is shown as at most 100%, and only its status says when it is finished`,
+    );
+  };
+}
+
 /**
  * A task's tone: `completed` is green only when the counts are known and show no failure, yellow when an item did
  * not complete, uncoloured when the service gave no counts; an ended task is red; a running one takes its word's.

@@ -25,6 +25,8 @@ export interface PrinterBase {
   readonly out: ChalkInstance;
   readonly err: ChalkInstance;
   readonly now: () => number;
+  /** The clock log lines are stamped with (PrinterOptions.stampNow). */
+  readonly stampNow: () => number;
   /**
    * The columns a line may use when stdout is a terminal, read at each use (a terminal resized during a long run gets
    * its final table at the width it has then); undefined elsewhere: tables (`-o table > file`) keep every column whole.
@@ -57,6 +59,7 @@ export function printerBase(options: PrinterOptions): PrinterBase {
     out,
     err: palette(stderrColor),
     now: options.now ?? (() => Date.now()),
+    stampNow: options.stampNow ?? (() => Date.now()),
     get terminalWidth() {
       return terminalWidthOf(io.stdout);
     },

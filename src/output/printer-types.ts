@@ -81,8 +81,13 @@ export interface PrinterOptions {
    * Default: stderr is a terminal.
    */
   redraw?: boolean;
-  /** Clock for `progress()` timestamps. Default `Date.now`. */
+  /** The clock ages (`3m ago`) are told on: the service's, which stamped what they age. Default `Date.now`. */
   now?: () => number;
+  /**
+   * The clock `progress()` stamps its log lines with: this machine's, so a CI log lines up with the runner's own
+   * stamps (docs/behaviour.md#the-services-clock). Default `Date.now`.
+   */
+  stampNow?: () => number;
   /**
    * Word-wraps messages on stderr (errors, hints, warnings, info) to this many columns: give it only when stderr is a
    * terminal (`lineBudget(io.stderr.columns)`), so scripts and logs get each message unwrapped. With `wrap`. A function

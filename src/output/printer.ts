@@ -38,7 +38,7 @@ export { TABLE_MAX_ROWS } from './printer-table.js';
 /** A progress reporter on stderr; while its live block is drawn, the printer's talk is written with it out of the way. */
 async function liveProgress(base: PrinterBase): Promise<Progress> {
   const { createProgress } = await import('./progress.js');
-  const { io, format, options, stderrColor, quiet, redact, now } = base;
+  const { io, format, options, stderrColor, quiet, redact, stampNow } = base;
   const progress = createProgress({
     io,
     format,
@@ -46,7 +46,7 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
     color: stderrColor,
     quiet,
     redact,
-    clock: { now },
+    clock: { now: stampNow },
   });
   if (progress.mode !== 'live') return progress;
   // A warning from deep inside (a create's lost answer) never lands on the block's line.

@@ -21,6 +21,8 @@ export interface RunPrinterOptions {
   ci: boolean;
   redact: Redactor;
   now: () => number;
+  /** The clock log lines are stamped with: this machine's (PrinterOptions.stampNow). */
+  stampNow: () => number;
   /** The flags that chose the run's account (none on a one-off `--sandbox`): repeated in every hint on stderr. */
   account?: AccountFlags | undefined;
   /** A job id's journal, when hints name jobs by file (a relative TASKCTL_STATE_DIR: output/hint-globals.ts). */
@@ -46,6 +48,7 @@ export async function createRunPrinter(options: RunPrinterOptions): Promise<Prin
     redact: options.redact,
     redraw: canRedraw(io.stderr, env, ci),
     now: options.now,
+    stampNow: options.stampNow,
     hints: hintGlobals(options.account ?? {}, options.jobFile),
     ...(wrapping && { wrap: wrapping.wrapMessage, wrapWidth: () => wrapping.lineBudget(io.stderr.columns) }),
     ...(stacking && { card: stacking.card }),

@@ -10,7 +10,7 @@ import type { ApiRoute } from './api-routes.js';
 import type { Fault } from './faults.js';
 import { formatDuration } from '../lib/duration.js';
 import { dashboardReply, isDashboardPath } from './dashboard/routes.js';
-import { errorReply, JSON_TYPE, readBody, splitUrl } from './http.js';
+import { errorReply, JSON_TYPE, jsonReply, readBody, splitUrl } from './http.js';
 import type { BodyResult, Reply } from './http.js';
 import { isLoopbackAddress } from './loopback.js';
 import { OPENAPI_PATH, openApiReply } from './openapi.js';
@@ -207,11 +207,8 @@ export async function handleRequest(parts: SandboxParts, req: IncomingMessage, r
   } else if (isLocalPath(path)) {
     await handleLocal(parts, req, res);
   } else {
-    send(
-      parts,
-      req,
-      res,
-      errorReply(404, 'not_found', `No such endpoint: ${path} (the API lives under ${API_PREFIX})`),
-    );
+    // Outside the API nothing is the API's: the 404 is not its error body, as a host's own page would not be, so a
+    // client with a base URL of the wrong path is told to check it rather than that its task is gone.
+    send(parts, req, res, jsonReply(404, { message: `No such endpoint: ${path} (the API lives under ${API_PREFIX})` }));
   }
 }

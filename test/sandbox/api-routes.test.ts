@@ -215,14 +215,16 @@ describe('sandbox API: errors', () => {
     expect(res.body.error).toEqual({ code: 'not_found', message: "Service 'nope' not found" });
   });
 
-  it('answers JSON 404 for unknown routes, inside and outside /api/v1', async () => {
+  it("answers JSON 404 for unknown routes: inside /api/v1 the API's not_found, outside it not the API's error body", async () => {
     const sb = await start();
     const inside = await call(sb, '/whatever');
     expect(inside.status).toBe(404);
     expect(inside.body.error.code).toBe('not_found');
     const outside = await fetch(`${sb.origin}/favicon.ico`);
     expect(outside.status).toBe(404);
-    expect(((await outside.json()) as Json).error.code).toBe('not_found');
+    expect((await outside.json()) as Json).toEqual({
+      message: 'No such endpoint: /favicon.ico (the API lives under /api/v1)',
+    });
   });
 
   it('answers 405 method_not_allowed with Allow', async () => {

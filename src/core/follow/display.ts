@@ -316,10 +316,12 @@ export class FollowDisplay {
     ];
     const elapsed = clockTime(elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
     if (mode === 'live') {
-      const head = { icon, id: String(task.id).padEnd(widths.id), status };
+      const head = { icon, id: String(task.id).padEnd(widths.id), status, ended };
       return fitLiveLine(head, counts, [...timing, paint.dim(elapsed)], paint, this.options.progress.lineWidth());
     }
-    const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts)].filter((part) => part !== '');
+    const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts, ended)].filter(
+      (part) => part !== '',
+    );
     return [head.join(' '), ...timing.filter((part) => part !== ''), `${elapsed} elapsed`].join(', ');
   }
 }
@@ -333,7 +335,7 @@ const BAR_MIN = 4;
  * padding that lines tasks up, the percent and the word "task".
  */
 function fitLiveLine(
-  head: { icon: string; id: string; status: string },
+  head: { icon: string; id: string; status: string; ended: boolean },
   counts: ItemCounts,
   extras: readonly string[],
   paint: Paint,
@@ -347,36 +349,44 @@ function fitLiveLine(
   // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
   const ratio = `${formatCount(completed)}/${formatCount(total)}`;
   const failedText = failed ? paint.red(`${formatCount(failed)} failed`) : '';
-  const numbers = [percent(done, total), ratio.padStart(2 * formatCount(total).length + 1), failedText];
+  const numbers = [percent(done, total, head.ended), ratio.padStart(2 * formatCount(total).length + 1), failedText];
   const fits = (line: string) => textWidth(line) <= width;
   const kept = extras.filter((part) => part !== '');
   for (let drop = 0; drop <= kept.length; drop++) {
     const rest = kept.slice(drop);
     const room = Math.min(BAR_WIDTH, width - textWidth(join([...task, 'x', ...numbers, ...rest])) + 1);
-    if (room >= BAR_MIN) return join([...task, bar(done, total, paint, room), ...numbers, ...rest]);
+    if (room >= BAR_MIN) return join([...task, bar(done, total, head.ended, paint, room), ...numbers, ...rest]);
   }
   const compact = [
     join([...task, ...numbers]),
-    join([...task, percent(done, total), ratio, failedText]),
+    join([...task, percent(done, total, head.ended), ratio, failedText]),
     join([...task, ratio, failedText]),
     join([head.icon, head.id.trim(), head.status.trimEnd(), ratio, failedText]),
   ];
   return compact.find(fits) ?? compact[compact.length - 1] ?? '';
 }
 
-function plainCounts(counts: ItemCounts): string {
+function plainCounts(counts: ItemCounts, ended: boolean): string {
   const { completed, failed, total } = counts;
   if (completed === undefined) return '(the server reports no item progress)';
   const done = completed + (failed ?? 0);
-  return `items ${countsText(counts)} (${percent(done, total)} finished)`;
+  return `items ${countsText(counts)} (${percent(done, total, ended)} finished)`;
 }
 
-function percent(done: number, total: number): string {
-  return total > 0 ? `${Math.floor((100 * done) / total)}%` : '100%';
+/**
+ * Items finished of the total, never past 100% (counts that disagree, more items than `total_items`, are warned about
+ * once: lib/task-state.ts `countsDisagree`), and 100% only once the status says the task ended: counts alone never
+ * call a task finished.
+ */
+function percent(done: number, total: number, ended: boolean): string {
+  const whole = total > 0 ? Math.floor((100 * done) / total) : 100;
+  return `${Math.min(whole, ended ? 100 : 99)}%`;
 }
 
-function bar(done: number, total: number, paint: Paint, width: number): string {
-  const filled = total > 0 ? Math.min(width, Math.floor((width * done) / total)) : width;
+/** The percent as a bar: never past full, and full only once the task ended. */
+function bar(done: number, total: number, ended: boolean, paint: Paint, width: number): string {
+  const most = ended ? width : width - 1;
+  const filled = total > 0 ? Math.min(most, Math.floor((width * done) / total)) : most;
   const rest = width - filled;
   return paint.cyan('█'.repeat(filled)) + (rest > 0 ? paint.dim('░'.repeat(rest)) : '');
 }

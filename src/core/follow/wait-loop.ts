@@ -13,6 +13,7 @@ import {
   itemCounts,
   taskPhase,
   taskTone,
+  disagreeingCountsWarner,
   unknownStatusWarner,
 } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
@@ -301,6 +302,7 @@ export async function waitForTasks(
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures, serviceNow: onService });
   const warn = (text: string): void => progress.interject(() => ctx.printer.warn(text));
   const warnUnknown = unknownStatusWarner(warn);
+  const warnCounts = disagreeingCountsWarner(warn);
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
@@ -320,6 +322,7 @@ export async function waitForTasks(
     onChange: (change) => {
       options.verify?.(change.task);
       warnUnknown(change.task);
+      warnCounts(change.task);
       display.change(change);
     },
     onPoll: (change) => {

@@ -36,7 +36,7 @@ async function setup(clockSkewMs: number) {
   const items = Array.from({ length: 40 }, (_, i) => `d${i}.example.com`);
   const created = await run(['create', 'domain_check_availability', ...items, '-q']);
   expect(created.code, created.stderr).toBe(0);
-  return { run, id: Number(created.stdout.trim()) };
+  return { run, clock, id: Number(created.stdout.trim()) };
 }
 
 /** `0:08` → 8 (seconds), `5:00:04` → 18004. */
@@ -83,4 +83,18 @@ describe('wait: elapsed time on the service clock', () => {
         expect(values[i], result.stderr).toBeGreaterThanOrEqual(values[i - 1] ?? 0);
     });
   }
+
+  it("a service 5 h behind: the log lines are stamped with this machine's clock, as the runner's own lines are", async () => {
+    const { run, id, clock } = await setup(-HOURS_5);
+    const started = clock.now();
+    const result = await run(['wait', String(id), '-o', 'tsv'], { env: { CI: 'true' } });
+    expect(result.code, result.stderr).toBe(0);
+    const stamps = [...result.stderr.matchAll(/^(\S+Z) /gm)].map((m) => Date.parse(m[1] ?? ''));
+    expect(stamps.length, result.stderr).toBeGreaterThanOrEqual(3);
+    // Whole seconds: each stamp within the second it was written in, on the machine's clock, not 5 h before it.
+    for (const stamp of stamps) {
+      expect(stamp, result.stderr).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000);
+      expect(stamp, result.stderr).toBeLessThanOrEqual(clock.now());
+    }
+  });
 });
