@@ -366,20 +366,19 @@ export function* taskItemSlices(
 }
 
 /**
- * Printer columns over the export's rows. On a narrow terminal STATUS is left out first (the result says what became of
- * the item: its data, or its error), then the data fields, the last first; task, target and error stay (or the rows
- * stack). Results and errors wrap within their column (never cut, never squeezed to a word a line: the rows stack
- * first); ids, targets and statuses stay whole.
+ * Printer columns over the export's rows. On a narrow terminal the result fields after the first are left out first, the
+ * last first (the note names them); task, target, status, the first result field and error stay, or the rows stack
+ * (docs/behaviour.md#column-orders). STATUS stays: a failed item with no error text would otherwise read like a
+ * completed one with no data. Results and errors wrap within their column (never cut, never squeezed to a word a line:
+ * the rows stack first); ids, targets and statuses stay whole.
  */
 export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
-  const statusFirst = keys.length + 1;
   return keys.map((key, index): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
     ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
-    ...(key === 'status' ? { optional: statusFirst } : {}),
     ...(fixed.has(key) ? {} : key === 'error' ? { answer: true } : { optional: index, answer: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));
