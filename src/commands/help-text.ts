@@ -106,7 +106,7 @@ function shellPieces(command: string): ShellPiece[] {
  * starts four columns further in, so a pasted copy is still the one command; breaks fall only between shell words
  * (never in a quoted string or a comment), and a word wider than the line stays whole (the terminal wraps it).
  */
-export function wrapExample(line: string, width: number): string {
+function wrapExample(line: string, width: number): string {
   if (textWidth(line) <= width) return line;
   const lead = /^ */.exec(line)?.[0] ?? '';
   const pieces = shellPieces(line.slice(lead.length));
