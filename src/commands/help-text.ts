@@ -104,7 +104,8 @@ function shellPieces(command: string): ShellPiece[] {
 /**
  * An example line fitted to `width` as a shell continues a command: a break ends its line with ` \` and the next line
  * starts four columns further in, so a pasted copy is still the one command; breaks fall only between shell words
- * (never in a quoted string or a comment), and a word wider than the line stays whole (the terminal wraps it).
+ * (never in a quoted string), and a word wider than the line stays whole (the terminal wraps it). A trailing comment
+ * too long for a line goes on as `# ` lines of its own.
  */
 function wrapExample(line: string, width: number): string {
   if (textWidth(line) <= width) return line;
@@ -120,6 +121,11 @@ function wrapExample(line: string, width: number): string {
       lines.push(`${current} \\`);
       current = indent;
       empty = true;
+    }
+    // A comment (always the last piece) wider than its line goes on as comment lines: a `\` in it would continue nothing.
+    if (empty && text.startsWith('#') && textWidth(current) + textWidth(text) > width) {
+      current = wrapWords(current, text, width, `${indent}# `, { cutLongWords: false });
+      return;
     }
     current += empty ? text : `${gap}${text}`;
     empty = false;

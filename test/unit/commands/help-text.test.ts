@@ -22,6 +22,7 @@ const wordsOf = (text: string) => words(text).filter((word) => word !== '\\');
 const examplesJoined = (text: string) =>
   (text.split('\nExamples:\n')[1]?.split(/\n(?! {2})/)[0] ?? '')
     .replace(/\\\n */g, ' ')
+    .replace(/\n +# /g, ' ')
     .split('\n')
     .map((line) => line.trim().replace(/ +/g, ' '));
 
@@ -54,6 +55,11 @@ describe('wrapHelp', () => {
     );
     expect(wrapHelp(`Examples:\n  taskctl retry 42 --error "rate limited now"   # pay again`, 30)).toBe(
       ['Examples:', '  taskctl retry 42 --error \\', '      "rate limited now" \\', '      # pay again'].join('\n'),
+    );
+    expect(wrapHelp(`Examples:\n  taskctl retry 42 --yes   # pay again, even for a retry just made`, 30)).toBe(
+      ['Examples:', '  taskctl retry 42 --yes \\', '      # pay again, even for a', '      # retry just made'].join(
+        '\n',
+      ),
     );
     expect(wrapHelp('Examples:\n  taskctl list\n\nNot an example, a note that wraps', 20)).toBe(
       'Examples:\n  taskctl list\n\nNot an example, a\nnote that wraps',
