@@ -1,6 +1,6 @@
 # bash completion for taskctl
 # Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.
-# Install: taskctl completion bash > ~/.local/share/bash-completion/completions/taskctl
+# Install: mkdir -p ~/.local/share/bash-completion/completions && taskctl completion bash > ~/.local/share/bash-completion/completions/taskctl
 #      or: echo 'source <(taskctl completion bash)' >> ~/.bashrc
 
 # $1 = command path: sets __taskctl_r to its subcommands and their aliases.

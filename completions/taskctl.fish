@@ -1,6 +1,6 @@
 # fish completion for taskctl
 # Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.
-# Install: taskctl completion fish > ~/.config/fish/completions/taskctl.fish
+# Install: mkdir -p ~/.config/fish/completions && taskctl completion fish > ~/.config/fish/completions/taskctl.fish
 
 # $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.
 function __taskctl_resolve

@@ -10,8 +10,10 @@ export function registerCompletion(program: Command, run: RunAction): void {
     .addHelpText(
       'after',
       examples([
+        'mkdir -p ~/.local/share/bash-completion/completions',
         'taskctl completion bash > ~/.local/share/bash-completion/completions/taskctl',
         'taskctl completion zsh > "${fpath[1]}/_taskctl"',
+        'mkdir -p ~/.config/fish/completions',
         'taskctl completion fish > ~/.config/fish/completions/taskctl.fish',
         'source <(taskctl completion bash)',
       ]) +

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { wrapWords } from '../output/width.js';
+import { textWidth, wrapWords } from '../output/width.js';
 
 export type CommandAction = (ctx: Context) => Promise<void>;
 /** Runs a command's action with a context built from the parsed global flags of `command`. */
@@ -51,13 +51,87 @@ const HANGING = /^(\s*)(?:\S+(?: \S+)*\s{2,}(?=\S))?/;
 /**
  * Help text fitted to `width` columns: each longer line is broken at spaces (never inside a word), its continuation
  * lines indented under the line's text. Commander wraps only the items it lays out; this covers the rest (examples,
- * notes, exit codes, and items whose column commander judges too narrow to wrap).
+ * notes, exit codes, and items whose column commander judges too narrow to wrap). An example is a command people
+ * paste, so it breaks as a shell reads it (`wrapExample`).
  */
 export function wrapHelp(text: string, width: number): string {
+  let inExamples = false;
   return text
     .split('\n')
-    .map((line) => wrapLine(line, width))
+    .map((line) => {
+      inExamples = line === 'Examples:' || (inExamples && line.startsWith('  '));
+      return inExamples && line !== 'Examples:' ? wrapExample(line, width) : wrapLine(line, width);
+    })
     .join('\n');
+}
+
+/** A word of a shell command line, with the spaces before it. */
+interface ShellPiece {
+  gap: string;
+  text: string;
+}
+
+/**
+ * `command` split into shell words: a quoted string (`'a b'`, `"a \"b\""`) or an escaped space is inside its word, a
+ * comment (`# …`) is one piece to the end, and a `\` that ends the line stays with the word before it.
+ */
+function shellPieces(command: string): ShellPiece[] {
+  const pieces: ShellPiece[] = [];
+  let i = 0;
+  while (i < command.length) {
+    const start = i;
+    while (command[i] === ' ') i++;
+    const gap = command.slice(start, i);
+    if (i >= command.length) break;
+    const from = i;
+    if (command[i] === '#') i = command.length;
+    let quote: string | undefined;
+    while (i < command.length && (quote !== undefined || command[i] !== ' ')) {
+      const char = command[i];
+      if (quote === undefined && (char === "'" || char === '"')) quote = char;
+      else if (char === quote) quote = undefined;
+      else if (char === '\\' && quote !== "'") i++;
+      i++;
+    }
+    const text = command.slice(from, i);
+    const last = pieces[pieces.length - 1];
+    if (text === '\\' && i >= command.length && last) last.text += `${gap}${text}`;
+    else pieces.push({ gap, text });
+  }
+  return pieces;
+}
+
+/**
+ * An example line fitted to `width` as a shell continues a command: a break ends its line with ` \` and the next line
+ * starts four columns further in, so a pasted copy is still the one command; breaks fall only between shell words
+ * (never in a quoted string), and a word wider than the line stays whole (the terminal wraps it). A trailing comment
+ * too long for a line goes on as `# ` lines of its own.
+ */
+function wrapExample(line: string, width: number): string {
+  if (textWidth(line) <= width) return line;
+  const lead = /^ */.exec(line)?.[0] ?? '';
+  const pieces = shellPieces(line.slice(lead.length));
+  const indent = `${lead}    `;
+  const lines: string[] = [];
+  let current = lead;
+  let empty = true;
+  pieces.forEach(({ gap, text }, index) => {
+    const room = index === pieces.length - 1 ? width : width - 2;
+    if (!empty && textWidth(current) + gap.length + textWidth(text) > room) {
+      lines.push(`${current} \\`);
+      current = indent;
+      empty = true;
+    }
+    // A comment (always the last piece) wider than its line goes on as comment lines: a `\` in it would continue nothing.
+    if (empty && text.startsWith('#') && textWidth(current) + textWidth(text) > width) {
+      current = wrapWords(current, text, width, `${indent}# `, { cutLongWords: false });
+      return;
+    }
+    current += empty ? text : `${gap}${text}`;
+    empty = false;
+  });
+  lines.push(current);
+  return lines.join('\n');
 }
 
 function wrapLine(line: string, width: number): string {

@@ -69,7 +69,7 @@ function candidatesFunction(prog: string, fn: string): string[] {
 export function bashScript(model: CompletionModel): string {
   const prog = model.program;
   const { ident, fn, commands, out, text } = startScript(model, 'bash', [
-    `${prog} completion bash > ~/.local/share/bash-completion/completions/${prog}`,
+    `mkdir -p ~/.local/share/bash-completion/completions && ${prog} completion bash > ~/.local/share/bash-completion/completions/${prog}`,
     `echo 'source <(${prog} completion bash)' >> ~/.bashrc`,
   ]);
 

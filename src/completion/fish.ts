@@ -134,7 +134,7 @@ function helperFunctions(prog: string, fn: string): string[] {
 export function fishScript(model: CompletionModel): string {
   const prog = model.program;
   const { fn, commands, out, text } = startScript(model, 'fish', [
-    `${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
+    `mkdir -p ~/.config/fish/completions && ${prog} completion fish > ~/.config/fish/completions/${prog}.fish`,
   ]);
   out(
     `# $argv = command path, word: prints the subcommand's path; fails when the word is not a subcommand.`,

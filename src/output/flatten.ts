@@ -59,15 +59,17 @@ function humanField(row: HumanRow, key: string): string {
   return human !== undefined && Object.hasOwn(human, key) ? (human[key] ?? '') : field(row, key);
 }
 
-/** The top-level data fields of an item as people read them, keyed like the flattened columns that hold them. */
+/**
+ * The data fields of an item as people read them, keyed like the flattened columns that hold them: every list (at the
+ * top or inside an object) and every value written as JSON in its flat cell gets its readable form; scalars read the
+ * same in both.
+ */
 function humanFields(data: unknown): Record<string, string> | undefined {
   if (!isPlainObject(data)) return undefined;
   const out: Record<string, string> = {};
-  for (const name of Object.keys(data)) {
-    const value = data[name];
-    // Scalars and nested objects are already columns of their own (flattened); lists get their readable form.
-    if (Array.isArray(value)) setField(out, dataKey(name), humanValue(value));
-  }
+  walkData(data, (key, value, cut) => {
+    if (cut || Array.isArray(value)) setField(out, key, humanValue(value));
+  });
   return out;
 }
 
@@ -133,20 +135,32 @@ export function flattenData(data: unknown): FlatRecord {
     out.data = cellJson(data, CELL_JSON_DEPTH);
     return out;
   }
+  walkData(data, (key, value, cut) => setField(out, key, cut ? cellJson(value, CELL_JSON_DEPTH) : flatText(value)));
+  return out;
+}
+
+/**
+ * Each field of an object's data by its flattened key (`whois.registrar`), the one walk both forms take: a scalar, a
+ * list, an empty object, or (`cut`) an object FLATTEN_DEPTH levels down, whose rest is one cell.
+ */
+function walkData(data: Record<string, unknown>, each: (key: string, value: unknown, cut: boolean) => void): void {
   const visit = (value: unknown, key: string, depth: number) => {
-    if (Array.isArray(value)) setField(out, key, arrayText(value));
-    else if (isPlainObject(value)) {
-      if (depth >= FLATTEN_DEPTH) {
-        setField(out, key, cellJson(value, CELL_JSON_DEPTH));
-        return;
-      }
-      const names = Object.keys(value);
-      if (names.length === 0) setField(out, key, '');
-      for (const name of names) visit(value[name], `${key}.${name}`, depth + 1);
-    } else setField(out, key, isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH));
+    if (!isPlainObject(value) || depth >= FLATTEN_DEPTH) {
+      each(key, value, isPlainObject(value));
+      return;
+    }
+    const names = Object.keys(value);
+    if (names.length === 0) each(key, value, false);
+    for (const name of names) visit(value[name], `${key}.${name}`, depth + 1);
   };
   for (const name of Object.keys(data)) visit(data[name], dataKey(name), 1);
-  return out;
+}
+
+/** A field's csv/tsv text: scalars as text, lists by `arrayText`, an empty object empty, anything else compact JSON. */
+function flatText(value: unknown): string {
+  if (Array.isArray(value)) return arrayText(value);
+  if (isPlainObject(value)) return '';
+  return isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH);
 }
 
 export interface ItemLike {
@@ -366,20 +380,19 @@ export function* taskItemSlices(
 }
 
 /**
- * Printer columns over the export's rows. On a narrow terminal STATUS is left out first (the result says what became of
- * the item: its data, or its error), then the data fields, the last first; task, target and error stay (or the rows
- * stack). Results and errors wrap within their column (never cut, never squeezed to a word a line: the rows stack
- * first); ids, targets and statuses stay whole.
+ * Printer columns over the export's rows. On a narrow terminal the result fields after the first are left out first, the
+ * last first (the note names them); task, target, status, the first result field and error stay, or the rows stack
+ * (docs/behaviour.md#column-orders). STATUS stays: a failed item with no error text would otherwise read like a
+ * completed one with no data. Results and errors wrap within their column (never cut, never squeezed to a word a line:
+ * the rows stack first); ids, targets and statuses stay whole.
  */
 export function taskItemColumns(keys: readonly string[]): Array<Column<FlatRecord>> {
   const fixed = new Set(['task', 'target', 'status']);
-  const statusFirst = keys.length + 1;
   return keys.map((key, index): Column<FlatRecord> => ({
     header: key,
     key,
     value: (row) => field(row, key),
     ...(fixed.has(key) ? {} : { wrap: true, display: (row: HumanRow) => humanField(row, key) }),
-    ...(key === 'status' ? { optional: statusFirst } : {}),
     ...(fixed.has(key) ? {} : key === 'error' ? { answer: true } : { optional: index, answer: true }),
     ...(key === 'task' ? { align: 'right' as const } : {}),
   }));

@@ -35,7 +35,7 @@ export interface Column<T> {
   optional?: number;
   /**
    * Table only: the answer (an item's result, its error). With `optional`, left out only after every other optional
-   * column is and the free text has shrunk to its least, so it outlives STATUS and the times, and the last such column
+   * column is and the free text has shrunk to its least, so it outlives the times, and the last such column
    * never (the rows stack instead); as free text it keeps about 18 columns before the rows stack.
    */
   answer?: boolean;

@@ -1,7 +1,8 @@
 /**
  * `Label:  value` lines for a terminal: `detail` screens, and the cards a table becomes when even its most important
- * columns do not fit side by side. Values are word-wrapped under their first line, never past the width; only a
- * token wider than the whole value column (a long URL) is broken.
+ * columns do not fit side by side. Values are word-wrapped under their first line, never past the width, and never
+ * inside a word or a `taskctl` command: a copy from the screen must be the path, target, id or command itself, so one
+ * wider than the value column stands whole on a line of its own and the terminal wraps it (as `ls` lets a long name).
  */
 import { longestWord, textWidth, wrapText } from './width.js';
 
@@ -49,7 +50,10 @@ export function card(fields: readonly CardField[], width: number | undefined, st
 
 /** The value wrapped to `width`, painted line by line, with its tail on the last line when it fits there. */
 function valueLines(field: CardField, width: number | undefined): string[] {
-  const text = width === undefined ? field.value : wrapText(field.value, width);
+  const text =
+    width === undefined
+      ? field.value
+      : wrapText(field.value, width, undefined, { keepCommands: true, cutLongWords: false });
   const lines = text.split('\n');
   const painted = field.paint ? lines.map((line) => (line === '' ? line : (field.paint?.(line) ?? line))) : lines;
   const { tail } = field;

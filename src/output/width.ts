@@ -177,21 +177,22 @@ export function cutToWidth(line: string, width: number): string {
 
 /**
  * Plain text word-wrapped to `width` columns: lines break at spaces, never inside a word (a word wider than the line
- * is the only thing cut). Existing line breaks are kept; continuation lines get `indent` (the first line's own
- * leading spaces by default), so a hint stays visibly one paragraph. With `keepCommands` (messages: `wrapMessage`), a
- * command the text names is kept whole (see `wrapWords`); a card's value, a prompt or a table cell breaks like any text.
+ * is the only thing cut, unless `cutLongWords` is false: then it stays whole on its line). Existing line breaks are
+ * kept; continuation lines get `indent` (the first line's own leading spaces by default), so a hint stays visibly one
+ * paragraph. With `keepCommands` (messages: `wrapMessage`, a card's value), a command the text names is kept whole (see
+ * `wrapWords`); a prompt or a table cell breaks like any text.
  */
 export function wrapText(
   text: string,
   width: number,
   indent?: string,
-  { keepCommands = false }: { keepCommands?: boolean } = {},
+  { keepCommands = false, cutLongWords = true }: { keepCommands?: boolean; cutLongWords?: boolean } = {},
 ): string {
   return text
     .split('\n')
     .map((line) => {
       const lead = /^ */.exec(line)?.[0] ?? '';
-      return wrapWords(lead, line.slice(lead.length), width, indent ?? lead, { keepCommands });
+      return wrapWords(lead, line.slice(lead.length), width, indent ?? lead, { keepCommands, cutLongWords });
     })
     .join('\n');
 }

@@ -16,6 +16,15 @@ const paths = [...commandPaths(buildProgram(createMemoryIO().io, () => Promise.r
 const help = (path: string[], columns?: number): Promise<string> => render(main, path, columns);
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
+/** Words without an example's line continuations (` \` at a break). */
+const wordsOf = (text: string) => words(text).filter((word) => word !== '\\');
+/** The examples of a help text, each joined as a shell joins a continued line (`\` and the newline dropped). */
+const examplesJoined = (text: string) =>
+  (text.split('\nExamples:\n')[1]?.split(/\n(?! {2})/)[0] ?? '')
+    .replace(/\\\n */g, ' ')
+    .replace(/\n +# /g, ' ')
+    .split('\n')
+    .map((line) => line.trim().replace(/ +/g, ' '));
 
 describe('wrapHelp', () => {
   it('breaks long lines at spaces, never inside a word, and leaves short ones alone', () => {
@@ -33,6 +42,29 @@ describe('wrapHelp', () => {
       '  taskctl create some_service -f\n      a-long-file.txt --wait',
     );
   });
+
+  it('continues a wrapped example as a shell does, never inside a quoted string or a comment', () => {
+    const example = `  taskctl create domain_check_availability -f domains.txt -q -y | taskctl wait -`;
+    expect(wrapHelp(`Examples:\n${example}`, 40)).toBe(
+      [
+        'Examples:',
+        '  taskctl create \\',
+        '      domain_check_availability -f \\',
+        '      domains.txt -q -y | taskctl wait -',
+      ].join('\n'),
+    );
+    expect(wrapHelp(`Examples:\n  taskctl retry 42 --error "rate limited now"   # pay again`, 30)).toBe(
+      ['Examples:', '  taskctl retry 42 --error \\', '      "rate limited now" \\', '      # pay again'].join('\n'),
+    );
+    expect(wrapHelp(`Examples:\n  taskctl retry 42 --yes   # pay again, even for a retry just made`, 30)).toBe(
+      ['Examples:', '  taskctl retry 42 --yes \\', '      # pay again, even for a', '      # retry just made'].join(
+        '\n',
+      ),
+    );
+    expect(wrapHelp('Examples:\n  taskctl list\n\nNot an example, a note that wraps', 20)).toBe(
+      'Examples:\n  taskctl list\n\nNot an example, a\nnote that wraps',
+    );
+  });
 });
 
 describe('every --help', () => {
@@ -48,9 +80,21 @@ describe('every --help', () => {
       const long = text.split('\n').filter((line) => line.length > columns);
       expect({ path, long }).toEqual({ path, long: [] });
       // Wrapping only moves words to new lines: the same words, in the same order, as on an unbounded terminal.
-      expect({ path, words: words(text) }).toEqual({ path, words: words(await help(path, 10_000)) });
+      expect({ path, words: wordsOf(text) }).toEqual({ path, words: wordsOf(await help(path, 10_000)) });
     }
   });
+
+  it.each([40, 60])(
+    'at %i columns every wrapped example, joined as a shell would, is the original command',
+    async (columns) => {
+      for (const path of paths) {
+        const text = await help(path, columns);
+        const wide = examplesJoined(await help(path, 10_000));
+        expect(wide.length).toBeGreaterThan(0);
+        expect({ path, examples: examplesJoined(text) }).toEqual({ path, examples: wide });
+      }
+    },
+  );
 
   it('has examples for every command, each on one line at 80 columns', async () => {
     const examplesOf = (text: string) => text.split('\nExamples:\n')[1]?.split('\n\n')[0];

@@ -36,11 +36,25 @@ describe('card', () => {
     expect(at(35)).toBe('Created:  2009-02-15T10:00:00Z\n          (8m ago)\n');
   });
 
-  it('breaks only a token wider than the whole value column (a long URL)', () => {
+  it('never breaks a word: one wider than the value column is whole on a line of its own (a path, a URL, a target)', () => {
     const url = `https://example.com/${'a'.repeat(60)}`;
-    const text = card([{ label: 'URL', value: `see ${url}` }], 40);
-    expect(widest(text)).toBeLessThanOrEqual(40);
-    expect(text.replace(/\n +/g, '').replace(/\s/g, '')).toContain(url);
+    const text = card([{ label: 'URL', value: `see ${url} for more` }], 40);
+    expect(text).toBe(`URL:\n  see\n  ${url}\n  for more\n`);
+    const path = `/tmp/home/state/jobs/j-${'x'.repeat(30)}.jsonl`;
+    expect(
+      card(
+        [
+          { label: 'ID', value: 'j-1' },
+          { label: 'JOURNAL', value: path },
+        ],
+        40,
+      ),
+    ).toBe(`ID:       j-1\nJOURNAL:\n  ${path}\n`);
+  });
+
+  it('keeps a command it names whole, as messages do', () => {
+    const text = card([{ label: 'NEXT', value: 'run taskctl resume j-abcdefghijklmnop --profile staging' }], 40);
+    expect(text).toBe('NEXT:  run\n       taskctl resume j-abcdefghijklmnop --profile staging\n');
   });
 
   it('puts values under their labels when the labels take more than half the width', () => {

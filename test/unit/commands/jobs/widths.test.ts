@@ -1,6 +1,7 @@
 /**
  * `taskctl jobs` at a terminal's width: a table whose JOURNAL path does not fit drops that column whole (the id
- * continues the job as well), never cutting a path a person copies, and stays a table rather than one card per job.
+ * continues the job as well), never cutting a path a person copies, and stays a table rather than one card per job;
+ * where even the table does not fit (40 columns), the cards keep the path whole on a line of its own.
  */
 import { stripVTControlCharacters as plain } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -38,5 +39,26 @@ describe('taskctl jobs at a terminal', () => {
     const wide = await jobs(400);
     expect(wide.stdout).toContain(`${id}.jsonl`);
     expect(wide.stdout).toMatch(/\/state\/jobs\/j-\w+\.jsonl/);
+  });
+
+  it('at 40 columns: cards, the JOURNAL path whole on a line of its own, never cut inside', async () => {
+    const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-y', '-q'], {
+      env: world.env,
+      clock: world.clock,
+      home: dir,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    const id = /job (j-\w+)/.exec(created.stderr)?.[1] ?? '';
+    const listed = await runTaskctl(['jobs', '-o', 'json'], { env: world.env, clock: world.clock, home: dir });
+    const journal = (JSON.parse(listed.stdout) as Array<{ journal: string }>)[0]?.journal ?? '';
+    expect(journal).toContain(`${id}.jsonl`);
+    expect(journal.length).toBeGreaterThan(38);
+
+    const narrow = await jobs(40);
+    expect(narrow.code, narrow.stderr).toBe(0);
+    const lines = plain(narrow.stdout).split('\n');
+    expect(lines).toContain('JOURNAL:');
+    expect(lines.map((line) => line.trim())).toContain(journal);
+    expect(plain(narrow.stdout)).toMatch(new RegExp(`^ID: +${id}$`, 'm'));
   });
 });

@@ -1,26 +1,35 @@
 /**
- * At any width the item's result outlives STATUS: `show` and `create --wait` keep AVAILABLE and ERROR (the answer) and
- * leave STATUS out first, saying so; where ERROR would get less than about 18 columns (a word a line) the rows stack
- * as cards instead (docs/behaviour.md#column-orders).
+ * Column priorities of item results (docs/behaviour.md#column-orders): `show`, `wait` and `create --wait` keep TARGET,
+ * STATUS, the first result field and ERROR longest; the other result fields go first, the last first, and the note
+ * names them. A failed item with no error text must still read as failed, so STATUS is never left out: where the kept
+ * columns do not fit side by side (ERROR at less than about 18 columns, a word a line), the rows stack as cards.
  */
 import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../../src/output/width.js';
-import { sandboxRun } from '../harness.js';
+import { mockApi, runTaskctl, sandboxRun } from '../harness.js';
 
 const TERMINAL = { stdoutTTY: true, stderrTTY: true } as const;
 
-describe('column priorities that keep the answer', () => {
-  it('show at 50 columns: TARGET, AVAILABLE and ERROR, STATUS hidden, the note before the table', async () => {
+describe('column priorities that keep the status and the answer', () => {
+  it('show at 60 columns: TARGET, STATUS, AVAILABLE and ERROR, nothing hidden', async () => {
+    const { run } = await sandboxRun(0);
+    await run(['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '-q']);
+    const shown = await run(['show', '1'], { ...TERMINAL, columns: 60 });
+    const table = shown.stdout.slice(shown.stdout.indexOf('TARGET'));
+    expect(table.split('\n')[0]).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/);
+    expect(table).toMatch(/^fail-example\.net +failed +- +Simulated item/m);
+    for (const line of shown.stdout.split('\n')) expect(textWidth(line), line).toBeLessThanOrEqual(59);
+    expect(shown.stderr).not.toMatch(/hidden/);
+  });
+
+  it('show at 50 columns: cards with STATUS rather than a table without it', async () => {
     const { run } = await sandboxRun(0);
     await run(['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '-q']);
     const shown = await run(['show', '1'], { ...TERMINAL, columns: 50 });
-    const table = shown.stdout.slice(shown.stdout.indexOf('TARGET'));
-    expect(table.split('\n')[0]).toMatch(/^TARGET +AVAILABLE +ERROR$/);
-    expect(table).toMatch(/^fail-example\.net +- +Simulated item$/m);
+    expect(shown.stdout).toMatch(/^STATUS: +failed$/m);
+    expect(shown.stdout).toMatch(/^AVAILABLE: +true$/m);
+    expect(shown.stderr).not.toMatch(/hidden/);
     for (const line of shown.stdout.split('\n')) expect(textWidth(line), line).toBeLessThanOrEqual(49);
-    expect(shown.stderr).toMatch(/1 column hidden \(STATUS\)/);
-    const wide = await run(['show', '1'], { ...TERMINAL, columns: 120 });
-    expect(wide.stdout).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
   });
 
   it('show at 40 columns: cards rather than an ERROR of a word a line', async () => {
@@ -32,13 +41,37 @@ describe('column priorities that keep the answer', () => {
     for (const line of shown.stdout.split('\n')) expect(textWidth(line), line).toBeLessThanOrEqual(39);
   });
 
-  it('create --wait at 50 columns keeps the result too', async () => {
+  it('a failed item with no error text: its STATUS stays, the later result fields go first and are named', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/4', 200, {
+      success: true,
+      data: {
+        id: 4,
+        service: 'domain_check_availability',
+        status: 'completed',
+        total_items: 2,
+        cost: 2,
+        created_at: '2025-01-15T11:00:00Z',
+        items: [
+          { target: 'ok.com', status: 'completed', data: { available: true, registrar: 'Tucows', price_usd: 12 } },
+          { target: 'gone.com', status: 'failed', data: null, error: null },
+        ],
+      },
+    });
+    const shown = await runTaskctl(['show', '4'], { api, ...TERMINAL, columns: 40, env: { NO_COLOR: '1' } });
+    const table = shown.stdout.slice(shown.stdout.indexOf('TARGET'));
+    expect(table.split('\n')[0]).toMatch(/^TARGET +STATUS +AVAILABLE$/);
+    expect(table).toMatch(/^gone\.com +failed +-?$/m);
+    expect(shown.stderr.replace(/\s+/g, ' ')).toContain('2 columns hidden (REGISTRAR, PRICE_USD): --wide or -o tsv');
+  });
+
+  it('create --wait at 60 columns keeps STATUS and the result', async () => {
     const { run } = await sandboxRun(0);
     const created = await run(
       ['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '--yes'],
-      { ...TERMINAL, columns: 50 },
+      { ...TERMINAL, columns: 60 },
     );
     expect(created.code).toBe(11);
-    expect(created.stdout).toMatch(/^TARGET +AVAILABLE +ERROR$/m);
+    expect(created.stdout).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
   });
 });

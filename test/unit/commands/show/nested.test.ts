@@ -36,3 +36,44 @@ describe('show with nested results on a terminal', () => {
     });
   }
 });
+
+describe('a list inside an object in the result', () => {
+  const task = {
+    success: true,
+    data: {
+      id: 5,
+      service: 'domain_check_availability',
+      status: 'completed',
+      total_items: 2,
+      cost: 2,
+      created_at: '2025-01-15T11:00:00Z',
+      items: [
+        { target: 'a.com', status: 'completed', data: { available: true, nested: { a: [1, { b: 'x y' }] } } },
+        { target: 'b.com', status: 'completed', data: { available: false, nested: { a: [{ c: 2 }, { b: 'z' }] } } },
+      ],
+    },
+  };
+
+  it('reads like a top-level list on a terminal: one element a line, no JSON', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/5', 200, task);
+    const result = await runTaskctl(['show', '5'], { api, stdoutTTY: true, columns: 80, env: { NO_COLOR: '1' } });
+    expect(result.code).toBe(0);
+    const table = result.stdout.slice(result.stdout.indexOf('TARGET'));
+    expect(table).not.toMatch(/[{}[\]"]/);
+    expect(table).toMatch(/^TARGET +STATUS +AVAILABLE +NESTED\.A$/m);
+    expect(table).toMatch(/^a\.com +completed +true +1$/m);
+    expect(table).toMatch(/^ +b: x y$/m);
+    expect(table).toMatch(/^b\.com +completed +false +c: 2$/m);
+    expect(table).toMatch(/^ +b: z$/m);
+  });
+
+  it('machine formats keep the flat JSON cell and the JSON values', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/5', 200, task, { times: 2 });
+    const csv = await runTaskctl(['show', '5', '-o', 'csv'], { api, stdoutTTY: true, columns: 80 });
+    expect(csv.stdout).toContain('5,b.com,completed,false,"[{""c"":2},{""b"":""z""}]",');
+    const ndjson = await runTaskctl(['show', '5', '-o', 'ndjson'], { api });
+    expect(JSON.parse(ndjson.stdout.split('\n')[1] ?? '')).toMatchObject({ nested: { a: [{ c: 2 }, { b: 'z' }] } });
+  });
+});
