@@ -297,6 +297,7 @@ export async function runWatch(
   if (result.reason === 'timeout')
     printer.error(
       `timed out${unknown.unknownStatusNote(result.tasks)}`,
-      sandboxAwareHint(ctx.ephemeralSandbox, resume),
+      // A follow that saw every task end has nothing to go on with (never `taskctl watch` naming no task).
+      result.unfinished.length > 0 ? sandboxAwareHint(ctx.ephemeralSandbox, resume) : undefined,
     );
 }
