@@ -220,10 +220,12 @@ interface Sweep {
   ms: number;
 }
 
-/** A page read by a discovery: its tasks, and how many of them it found (never seen before). */
+/** A page read by a discovery: its tasks, and those of them it found (never seen before). */
 interface PageRead {
   tasks: Task[];
   found: number;
+  /** The ids of the tasks it found: a page read later in the same round may show them again (`catchUp`). */
+  foundIds: number[];
 }
 
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
@@ -528,11 +530,16 @@ class Follower {
     this.discovery.observe(DISCOVERY, this.discovered > before, this.options.clock.now());
   }
 
-  /** Every task on the page is new: found by this read and created no earlier than the last round's newest. */
-  private onlyNews(read: PageRead, since: number): boolean {
+  /**
+   * Every task on the page is new: found by this read (or by an earlier page of this round, `news`: tasks created
+   * while the pages are read push those page 1 showed down onto page 2) and created no earlier than the last round's
+   * newest.
+   */
+  private onlyNews(read: PageRead, since: number, news?: ReadonlySet<number>): boolean {
+    const isNews = (task: Task) => news?.has(task.id) ?? false;
     return (
       read.tasks.length > 0 &&
-      read.found === read.tasks.length &&
+      read.tasks.length === read.found + read.tasks.filter(isNews).length &&
       read.tasks.every((task) => (parseTimestamp(task.created_at) ?? Infinity) >= since)
     );
   }
@@ -551,21 +558,22 @@ class Follower {
     read: Set<number>,
   ): Promise<void> {
     const limiter = this.options.reader.rateLimiter;
-    let news = first.found;
+    // The tasks this round found so far: bounded by the pages it reads (CATCH_UP_PAGES + 1).
+    const news = new Set(first.foundIds);
     let page = from;
     for (let pages = 0; ; pages++) {
       page += step;
       if (page < 1 || page > (this.pages.totalPages ?? 0) || read.has(page)) return;
       const now = this.options.clock.now();
       if (pages >= CATCH_UP_PAGES || limiter.readyAt(1, ROUND_BURST) > now + this.config.startMs) {
-        if (!this.missedSaid) this.options.onMissed?.(news);
+        if (!this.missedSaid) this.options.onMissed?.(news.size);
         this.missedSaid = true;
         return;
       }
       read.add(page);
       const shown = await this.readPage(page, walk);
-      news += shown.found;
-      if (!this.onlyNews(shown, since)) return;
+      if (!this.onlyNews(shown, since, news)) return;
+      for (const id of shown.foundIds) news.add(id);
     }
   }
 
@@ -642,7 +650,7 @@ class Follower {
     const now = this.options.clock.now();
     this.totalCount = meta.total_count;
     const here = new Set<number>();
-    let found = 0;
+    const foundIds: number[] = [];
     /** The page's last creation time noted for the listing's order (`noteOrder`). */
     let last: number | undefined;
     for (const task of tasks) {
@@ -650,7 +658,7 @@ class Follower {
         // Parsed once, for the order and the discovery.
         const at = parseTimestamp(task.created_at);
         if (!this.unordered) last = this.noteOrder(at, last);
-        if (this.discoverTask(task, at, now)) found++;
+        if (this.discoverTask(task, at, now)) foundIds.push(task.id);
       }
       if (this.watched.has(task.id)) {
         here.add(task.id);
@@ -664,7 +672,7 @@ class Follower {
       if (this.pages.pageOf(w.id) === page && !here.has(w.id)) this.pages.forget(w.id);
     // A task that finished on this page is followed no more: its page is not worth knowing.
     this.pages.recordPage(page, meta, here, (id) => this.watched.has(id));
-    return { tasks, found };
+    return { tasks, found: foundIds.length, foundIds };
   }
 
   private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {

@@ -63,6 +63,8 @@ export interface FakeServerOptions {
    * a moment after it numbers it, so creates made together are listed by id a few ms out of their times' order.
    */
   stampJitterMs?: number;
+  /** A page of the listing takes this long to come (the clock moves on by it): tasks are created while pages are read. */
+  listMs?: number;
 }
 
 const MINUTE = 60_000;
@@ -133,7 +135,9 @@ export class FakeTaskServer implements TaskReader {
   async listTasks(q: { page?: number; perPage?: number }): Promise<{ tasks: Task[]; meta: PageMeta }> {
     const page = q.page ?? 1;
     const perPage = Math.min(q.perPage ?? 25, 100);
-    return this.exchange({ kind: 'list', page, perPage }, () => this.list(page, perPage));
+    const answer = await this.exchange({ kind: 'list', page, perPage }, () => this.list(page, perPage));
+    if (this.options.listMs !== undefined) this.clock.advance(this.options.listMs);
+    return answer;
   }
 
   private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {

@@ -21,6 +21,8 @@ interface Burst {
   forMs: number;
   /** The service's `created_at` a few ms off its creation (fakes.ts `stampJitterMs`). */
   stampJitterMs?: number;
+  /** Each page of the listing takes this long to come (fakes.ts `listMs`). */
+  listMs?: number;
 }
 
 async function watchBurst(b: Burst) {
@@ -36,6 +38,7 @@ async function watchBurst(b: Burst) {
     order: b.order,
     listCounts: true,
     ...(b.stampJitterMs !== undefined && { stampJitterMs: b.stampJitterMs }),
+    ...(b.listMs !== undefined && { listMs: b.listMs }),
   }).add(...tasks);
   const changes: TaskChange[] = [];
   const notices: number[] = [];
@@ -79,6 +82,24 @@ describe('watch --follow with no ids: more than a page created between two reads
       expect(missed).toEqual([]);
       expect(run.notices).toEqual([]);
     });
+
+  it('newest first amid that churn, each page taking 300 ms to come: none is skipped', async () => {
+    // Tasks created while page 1 and 2 are read push page 1's tasks onto page 2: found earlier in the same round, they
+    // are news still, so the catch-up reads on to page 3 and beyond.
+    const run = await watchBurst({
+      order: 'desc',
+      before: 1000,
+      burst: 250,
+      at: 10_000,
+      everyMs: 14,
+      forMs: 150_000,
+      listMs: 300,
+    });
+    expect(run.expected.length).toBeGreaterThan(5000);
+    const missed = run.expected.filter((t) => run.finalLines.get(t.id) !== 1).map((t) => t.id);
+    expect(missed).toEqual([]);
+    expect(run.notices).toEqual([]);
+  });
 
   it('more than the catch-up bound between two reads: said once, in how many at least, and the rest still shown', async () => {
     // 1,500 at once: more than page 1 and the 10 pages after it hold, and more than the rate budget reads in an interval.
