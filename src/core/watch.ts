@@ -36,10 +36,10 @@ export interface WatchOptions {
  * task checked against its chunk as it is seen (by service and count), as `wait --job` does.
  */
 async function watched(
-  ctx: Output & Runtime & Store & Service,
+  ctx: Output & Pick<Process, 'endShort'> & Runtime & Store & Service,
   ids: number[],
   options: WatchOptions,
-): Promise<{ ids: number[]; verify?: (task: Task) => void; lost?: boolean }> {
+): Promise<{ ids: number[]; verify?: (task: Task) => void }> {
   if (options.job === undefined) return { ids };
   const { jobOrIds } = await import('./job/args.js');
   jobOrIds('watch', ids, options);
@@ -48,19 +48,20 @@ async function watched(
       '--follow watches new tasks, not a job: give one of them',
       `taskctl watch --job ${options.job}`,
     );
-  const [{ readJob, warnIfIncomplete }, { checkChunkTask }] = await Promise.all([
+  const [{ endShortIfLost, readJob, warnIfIncomplete }, { checkChunkTask }] = await Promise.all([
     import('./job/journaled-job.js'),
     import('./job/job-chunks.js'),
   ]);
   const job = await readJob(ctx, options.job);
+  // Chunks recorded lost are left out (readJob says which): the job's items are not all done, so a clean end is 11,
+  // settled before any output (a reader of stdout that goes away must not make it 0).
+  endShortIfLost(ctx, job);
   warnIfIncomplete(ctx, job, (id) => `taskctl watch --job ${id}`);
   // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
   const chunks = new Map<number, CreatedChunk[]>();
   for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
   return {
     ids: job.created.map((chunk) => chunk.task),
-    // Chunks recorded lost are left out (readJob says which): the job's items are not all done.
-    lost: job.lost.length > 0,
     verify: (task) => {
       for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
     },
@@ -158,15 +159,16 @@ function listingWarnings(printer: Output['printer']) {
   };
 }
 
-/** The run's code: Ctrl-C's, else the follow's outcome; a clean end of a job whose lost chunks were left out is 11. */
+/**
+ * The run's code: Ctrl-C's, else the follow's outcome (a clean end of a job whose lost chunks were left out is 11:
+ * `endShort`, set when the job was read). `outcome` is passed in: outcome.js is loaded with the follow, on demand.
+ */
 function watchExitCode(
   result: Awaited<ReturnType<typeof import('./follow/follow.js').followTasks>>,
   outcome: typeof import('./follow/outcome.js').waitExitCode,
-  lost: boolean,
 ): number {
   if (result.reason === 'interrupted') return ExitCode.interrupted;
-  const code = outcome(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
-  return code === ExitCode.ok && lost ? ExitCode.itemsFailed : code;
+  return outcome(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
 }
 
 export async function runWatch(
@@ -179,7 +181,7 @@ export async function runWatch(
   // A job with no task to read (every chunk recorded lost or refused; readJob said so): nothing to watch, never the
   // account's other tasks (no ids means every unfinished one).
   if (options.job !== undefined && ids.length === 0) {
-    ctx.exitCode = target.lost === true ? ExitCode.itemsFailed : ExitCode.ok;
+    ctx.exitCode = ExitCode.ok; // 11 when chunks were recorded lost (`endShort`)
     return;
   }
   const deadline = options.timeout > 0 ? ctx.clock.now() + options.timeout : undefined;
@@ -272,7 +274,7 @@ export async function runWatch(
   await scan?.stopped;
   release(); // a run stopped before the list was read still shows what it saw
   // Before the last output is flushed: a reader of stdout that goes away must not make it 0.
-  ctx.exitCode = watchExitCode(result, waitExitCode, target.lost === true);
+  ctx.exitCode = watchExitCode(result, waitExitCode);
   await rows?.end();
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;

@@ -64,13 +64,14 @@ async function readerGone(argv: string[]): Promise<{ exits: number[]; stderr: st
   return { exits, stderr: stderr.text() };
 }
 
-it('show --job and wait --job with lost chunks, their reader gone at the first line: 11 as unbroken, not 0', async () => {
+it('show --job, wait --job and watch --job with lost chunks, their reader gone at the first line: 11 as unbroken, not 0', async () => {
   const job = await lostJob(['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com']);
   for (const argv of [
     ['show', '--job', job, '-o', 'ndjson'],
     ['show', '--job', job, '-o', 'tsv'],
     ['show', '--job', job, '-q'],
     ['wait', '--job', job, '-o', 'tsv'],
+    ['watch', '--job', job, '-o', 'tsv'],
   ]) {
     const whole = await run(argv);
     expect(whole.code, `${argv.join(' ')}: ${whole.stderr}`).toBe(11);
