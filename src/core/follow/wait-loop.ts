@@ -5,7 +5,8 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
-import { AuthError, CliError } from '../../errors.js';
+import { AuthError, CliError, NotFoundError } from '../../errors.js';
+import type { TaskReader } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
@@ -52,8 +53,16 @@ export interface WaitOptions {
   resumeCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
-  /** Checks each task as it is seen (`wait --job`: the task is its chunk's); what it throws ends the wait. */
-  verify?: (task: Task) => void;
+  /**
+   * Checks each task as it is seen (`wait --job`: the task is its chunk's); what it throws ends the wait. `false`: the
+   * task is not the one waited for (a job's chunk whose id names another task now): not shown as progress.
+   */
+  verify?: (task: Task) => boolean | undefined;
+  /**
+   * A task the service says does not exist (not found): what this throws ends the wait instead of the not-found error
+   * (a job's chunk whose task the service no longer has); returning lets that error end it.
+   */
+  missing?: (id: number) => Promise<void> | void;
 }
 
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
@@ -306,7 +315,7 @@ export async function waitForTasks(
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const seen = new Map<number, Task>(); // the last state read of each task, for saidKeyRefused
   const result = await followTasks({
-    reader: api,
+    reader: options.missing === undefined ? api : onMissing(api, options.missing),
     ids,
     clock: ctx.clock,
     random: ctx.random,
@@ -318,7 +327,7 @@ export async function waitForTasks(
     countItems: !options.allowItemFailures,
     outageToleranceMs,
     onChange: (change) => {
-      options.verify?.(change.task);
+      if (options.verify?.(change.task) === false) return;
       warnUnknown(change.task);
       display.change(change);
     },
@@ -388,4 +397,22 @@ export async function waitForTasks(
     }
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
+}
+
+/** `reader` whose reads of a task the service says does not exist are told to `missing` first (WaitOptions.missing). */
+function onMissing(reader: TaskReader, missing: (id: number) => Promise<void> | void): TaskReader {
+  const { withDeadline } = reader;
+  return {
+    listTasks: (query) => reader.listTasks(query),
+    getTask: async (id) => {
+      try {
+        return await reader.getTask(id);
+      } catch (error) {
+        if (error instanceof NotFoundError) await missing(id);
+        throw error;
+      }
+    },
+    rateLimiter: reader.rateLimiter,
+    ...(withDeadline && { withDeadline: (deadline) => onMissing(withDeadline.call(reader, deadline), missing) }),
+  };
 }
