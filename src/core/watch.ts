@@ -16,6 +16,7 @@ import { seenOnServerClock } from './server-time.js';
 import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
+import { onMissing } from './follow/reader.js';
 import { idsOnly } from './quiet.js';
 
 export interface WatchOptions {
@@ -38,7 +39,7 @@ async function watched(
   ctx: Output & Runtime & Store & Service,
   ids: number[],
   options: WatchOptions,
-): Promise<{ ids: number[]; verify?: (task: Task) => void; lost?: boolean }> {
+): Promise<{ ids: number[]; verify?: (task: Task) => void; missing?: (id: number) => void; lost?: boolean }> {
   if (options.job === undefined) return { ids };
   const { jobOrIds } = await import('./job/args.js');
   jobOrIds('watch', ids, options);
@@ -47,7 +48,7 @@ async function watched(
       '--follow watches new tasks, not a job: give one of them',
       `taskctl watch --job ${options.job}`,
     );
-  const [{ readJob, warnIfIncomplete }, { checkChunkTask }] = await Promise.all([
+  const [{ readJob, warnIfIncomplete }, { checkChunkTask, goneChunkTask }] = await Promise.all([
     import('./job/journaled-job.js'),
     import('./job/job-chunks.js'),
   ]);
@@ -62,6 +63,11 @@ async function watched(
     lost: job.lost.length > 0,
     verify: (task) => {
       for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
+    },
+    // A chunk's task the service no longer has: exit 8 naming the resume that records it lost.
+    missing: (id) => {
+      const [chunk] = chunks.get(id) ?? [];
+      if (chunk !== undefined) throw goneChunkTask(job, chunk);
     },
   };
 }
@@ -210,7 +216,7 @@ export async function runWatch(
   const eventLine = eventLineFormatter(() => printer.lineWidth);
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
-    reader: api,
+    reader: target.missing === undefined ? api : onMissing(api, target.missing),
     ids: ids.length > 0 ? ids : 'all-unfinished',
     clock: ctx.clock,
     random: ctx.random,

@@ -5,8 +5,8 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
-import { AuthError, CliError, NotFoundError } from '../../errors.js';
-import type { TaskReader } from './reader.js';
+import { AuthError, CliError } from '../../errors.js';
+import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
@@ -397,22 +397,4 @@ export async function waitForTasks(
     }
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
-}
-
-/** `reader` whose reads of a task the service says does not exist are told to `missing` first (WaitOptions.missing). */
-function onMissing(reader: TaskReader, missing: (id: number) => Promise<void> | void): TaskReader {
-  const { withDeadline } = reader;
-  return {
-    listTasks: (query) => reader.listTasks(query),
-    getTask: async (id) => {
-      try {
-        return await reader.getTask(id);
-      } catch (error) {
-        if (error instanceof NotFoundError) await missing(id);
-        throw error;
-      }
-    },
-    rateLimiter: reader.rateLimiter,
-    ...(withDeadline && { withDeadline: (deadline) => onMissing(withDeadline.call(reader, deadline), missing) }),
-  };
 }

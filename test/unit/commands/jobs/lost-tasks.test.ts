@@ -137,6 +137,7 @@ it('ids the restarted service never gave out again (not found): the read command
   for (const argv of [
     ['show', '--job', job],
     ['wait', '--job', job],
+    ['watch', '--job', job],
     ['retry', '--job', job, '-y'],
     ['diff', job, job],
   ]) {
