@@ -5,7 +5,7 @@
  * unfinished job are never removed.
  */
 import type { Output, Process, Runtime, Service, Store } from './capabilities.js';
-import { parsePositiveDuration } from '../lib/duration.js';
+import { LONGEST_DURATION_MS, parsePositiveDuration } from '../lib/duration.js';
 import { formatBytes } from '../output/bytes.js';
 import { isoSeconds } from '../output/times.js';
 import { pickColumns } from '../output/columns.js';
@@ -31,7 +31,7 @@ import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
 import { cacheDirectory } from '../store/cache-dir.js';
-import { forgetJobPlace } from '../store/job-places.js';
+import { retireJobPlace, sweepRetiredPlaces } from '../store/job-places.js';
 import { coveringChunk, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
@@ -355,7 +355,7 @@ export function pruneJobs(
       const removed = store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) =>
         expired(mtimeMs, keepMs, nowMs),
       );
-      if (removed) forgetJobPlace(cacheDir, row.id, row.journal);
+      if (removed) retireJobPlace(cacheDir, row.id, row.journal, ended(row.state) ? 'finished' : 'superseded', nowMs);
       return removed;
     } catch (error) {
       return leftForOdd(error, row.id, odd);
@@ -393,8 +393,14 @@ export function pruneJobs(
       staying.delete(row.id);
     }
   }
+  // The records of removed journals (a copy elsewhere never buys again what they bought) are kept a year after the
+  // removal, or the retention when longer: swept when a job is removed, so a `jobs` that removes none reads none.
+  if (removed.length > 0) sweepRetiredPlaces(cacheDir, Math.max(keepMs, RETIRED_PLACE_MS), nowMs);
   return removed;
 }
+
+/** How long the record of where a removed journal ran is kept at least (store/job-places.ts retireJobPlace). */
+const RETIRED_PLACE_MS = LONGEST_DURATION_MS;
 
 /** With no retention (`--prune`) its age is not asked: a journal stamped ahead of the clock goes too. */
 const expired = (mtimeMs: number, keepMs: number, nowMs: number) => keepMs <= 0 || nowMs - mtimeMs >= keepMs;

@@ -17,6 +17,7 @@ import { seenOnServerClock } from './server-time.js';
 import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
+import { onMissing } from './follow/reader.js';
 import { idsOnly } from './quiet.js';
 
 export interface WatchOptions {
@@ -39,7 +40,7 @@ async function watched(
   ctx: Output & Pick<Process, 'endShort'> & Runtime & Store & Service,
   ids: number[],
   options: WatchOptions,
-): Promise<{ ids: number[]; verify?: (task: Task) => void }> {
+): Promise<{ ids: number[]; verify?: (task: Task) => void; missing?: (id: number) => void }> {
   if (options.job === undefined) return { ids };
   const { jobOrIds } = await import('./job/args.js');
   jobOrIds('watch', ids, options);
@@ -48,7 +49,7 @@ async function watched(
       '--follow watches new tasks, not a job: give one of them',
       `taskctl watch --job ${options.job}`,
     );
-  const [{ endShortIfLost, readJob, warnIfIncomplete }, { checkChunkTask }] = await Promise.all([
+  const [{ endShortIfLost, readJob, warnIfIncomplete }, { checkChunkTask, goneChunkTask }] = await Promise.all([
     import('./job/journaled-job.js'),
     import('./job/job-chunks.js'),
   ]);
@@ -64,6 +65,11 @@ async function watched(
     ids: job.created.map((chunk) => chunk.task),
     verify: (task) => {
       for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
+    },
+    // A chunk's task the service no longer has: exit 8 naming the resume that records it lost.
+    missing: (id) => {
+      const [chunk] = chunks.get(id) ?? [];
+      if (chunk !== undefined) throw goneChunkTask(job, chunk);
     },
   };
 }
@@ -226,7 +232,7 @@ export async function runWatch(
   const eventLine = eventLineFormatter(() => printer.lineWidth);
   const onServer = seenOnServerClock(() => api.serverClockBounds());
   const result = await followTasks({
-    reader: api,
+    reader: target.missing === undefined ? api : onMissing(api, target.missing),
     ids: ids.length > 0 ? ids : 'all-unfinished',
     clock: ctx.clock,
     random: ctx.random,

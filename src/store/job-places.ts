@@ -6,7 +6,7 @@
  * (docs/behaviour.md#jobs). What a record means is core's (core/submit/journaled-run.ts); this module only reads and
  * writes it.
  */
-import { rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { JOB_ID, realPath } from './job-files.js';
@@ -17,6 +17,12 @@ export interface JobPlaceRecord {
   path: string;
   dev: string;
   ino: string;
+  /**
+   * That journal was removed as its job ended there (pruned: `jobs --prune` or the job-retention), when and as what:
+   * the record stays, so a copy of the job elsewhere never buys again what that run bought. Its device and inode then
+   * name no file any more (another file may have them by now).
+   */
+  removed?: { at: string; as: 'finished' | 'superseded' };
 }
 
 /** A record is one short line: anything larger is not one of ours. */
@@ -41,10 +47,18 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
     const text = readRegularFile(recordPath(cacheDir, id), { what: 'cache file', maxBytes: MAX_BYTES });
     if (text === undefined) return undefined;
     const record = JSON.parse(text) as Partial<Record<keyof JobPlaceRecord, unknown>> | null;
-    const { path, dev, ino } = record ?? {};
-    return typeof path === 'string' && typeof dev === 'string' && typeof ino === 'string'
-      ? { path, dev, ino }
-      : undefined;
+    const { path, dev, ino, removed } = record ?? {};
+    if (typeof path !== 'string' || typeof dev !== 'string' || typeof ino !== 'string') return undefined;
+    const { at, as } = (removed ?? {}) as { at?: unknown; as?: unknown };
+    // A removal it cannot read is still one: a copy resumed must not take it for a file that may be there.
+    if (removed !== undefined)
+      return {
+        path,
+        dev,
+        ino,
+        removed: { at: typeof at === 'string' ? at : '', as: as === 'superseded' ? as : 'finished' },
+      };
+    return { path, dev, ino };
   } catch {
     return undefined;
   }
@@ -61,17 +75,62 @@ export function recordJobPlace(cacheDir: string, id: string, place: JobPlaceReco
 }
 
 /**
- * Forgets where job `id` was last run when that was `journal`, the journal being removed (a job pruned): records do
- * not pile up, one per job ever run. One naming another file (a copy run under another state directory) stays: it is
- * what tells that copy's original where the job went. Never throws: a record left costs a few bytes.
+ * Job `id`'s journal `journal` was removed as its job ended there (a job pruned, `as` it was listed), at `nowMs`: when
+ * this user last ran the job from it (or from no file on record), the record stays, marked removed, so a copy of the
+ * job (an original continued elsewhere, a backup) is told that its tasks were bought there and sends nothing
+ * (core/submit/journaled-run.ts). One naming another file (a copy run under another state directory) stays as it is:
+ * it is what tells that copy's original where the job went. Never throws: a record not written costs that guard.
  */
-export function forgetJobPlace(cacheDir: string, id: string, journal: string): void {
+export function retireJobPlace(
+  cacheDir: string,
+  id: string,
+  journal: string,
+  as: 'finished' | 'superseded',
+  nowMs: number,
+): void {
+  if (!JOB_ID.test(id)) return;
   const last = lastJobPlace(cacheDir, id);
-  // The journal may be gone already; its directory still resolves as it did when the record was written.
-  if (last?.path !== join(realPath(dirname(journal)), basename(journal))) return;
+  // The journal is gone already; its directory still resolves as it did when the record was written.
+  const path = join(realPath(dirname(journal)), basename(journal));
+  if (last !== undefined && last.removed === undefined && last.path !== path) return;
+  if (last?.removed !== undefined && last.path === path) return;
   try {
-    rmSync(recordPath(cacheDir, id), { force: true });
+    const problem = makeDirectory(join(cacheDir, 'places'), 0o700);
+    if (problem) return;
+    const record: JobPlaceRecord = {
+      path,
+      dev: last?.path === path ? last.dev : '',
+      ino: last?.path === path ? last.ino : '',
+      removed: { at: new Date(nowMs).toISOString(), as },
+    };
+    writeFileAtomicSync(recordPath(cacheDir, id), `${JSON.stringify(record)}\n`, 0o600, { maxBytes: MAX_BYTES });
   } catch {
-    // left for good: harmless
+    // not written: a read-only or full cache directory
+  }
+}
+
+/**
+ * Removes the records of journals removed (retireJobPlace) more than `keepMs` ago, judged by the record's date first
+ * (a younger one is not read): what they guard is bounded, as the cache directory's other files are. Never throws.
+ */
+export function sweepRetiredPlaces(cacheDir: string, keepMs: number, nowMs: number): void {
+  const dir = join(cacheDir, 'places');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+    if (!JOB_ID.test(id)) continue;
+    try {
+      if (nowMs - statSync(join(dir, name)).mtimeMs < keepMs) continue;
+      const record = lastJobPlace(cacheDir, id);
+      const at = Date.parse(record?.removed?.at ?? '');
+      if (record?.removed !== undefined && !(nowMs - at < keepMs)) rmSync(join(dir, name), { force: true });
+    } catch {
+      // left for a later sweep
+    }
   }
 }

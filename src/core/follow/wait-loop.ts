@@ -6,6 +6,7 @@ import type { Output, Process, Runtime, Service, Store } from '../capabilities.j
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
 import { AuthError, CliError } from '../../errors.js';
+import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
 import {
   isPlainFailure,
@@ -53,8 +54,16 @@ export interface WaitOptions {
   resumeCommand?: string;
   /** `--outage-tolerance`: no good answer for this long ends the wait with 8 (7 after a 429); default the setting, 2 min. */
   outageTolerance?: number;
-  /** Checks each task as it is seen (`wait --job`: the task is its chunk's); what it throws ends the wait. */
-  verify?: (task: Task) => void;
+  /**
+   * Checks each task as it is seen (`wait --job`: the task is its chunk's); what it throws ends the wait. `false`: the
+   * task is not the one waited for (a job's chunk whose id names another task now): not shown as progress.
+   */
+  verify?: (task: Task) => boolean | undefined;
+  /**
+   * A task the service says does not exist (not found): what this throws ends the wait instead of the not-found error
+   * (a job's chunk whose task the service no longer has); returning lets that error end it.
+   */
+  missing?: (id: number) => Promise<void> | void;
 }
 
 /** How long the items of the waited tasks may take to read for `--report`, after the wait ended. */
@@ -308,7 +317,7 @@ export async function waitForTasks(
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
   const seen = new Map<number, Task>(); // the last state read of each task, for saidKeyRefused
   const result = await followTasks({
-    reader: api,
+    reader: options.missing === undefined ? api : onMissing(api, options.missing),
     ids,
     clock: ctx.clock,
     random: ctx.random,
@@ -320,7 +329,7 @@ export async function waitForTasks(
     countItems: !options.allowItemFailures,
     outageToleranceMs,
     onChange: (change) => {
-      options.verify?.(change.task);
+      if (options.verify?.(change.task) === false) return;
       warnUnknown(change.task);
       warnCounts(change.task);
       display.change(change);

@@ -112,18 +112,11 @@ export function checkChunkTask(
   const problem = chunkTaskProblem(job, chunk, task);
   if (problem === undefined) return;
   // A read command only reads (docs/behaviour.md#the-jobs-own-claims): `resume` records the chunk lost.
-  if (problem.reissued) {
-    // An unfinished job's resume sends its chunks left before its --wait reads the others: the hint says so.
-    const left = job.unfinished?.length ?? 0;
-    const how =
-      left === 0
-        ? ''
-        : ` its resume records it, after it sends the ${counted(left, 'chunk')} not sent yet (or settles those in doubt; at their price, once confirmed):`;
+  if (problem.reissued)
     throw new MalformedResponseError(
       `chunk ${chunk.chunk} of ${job.file} does not match task ${task.id}: ${problem.wrong}`,
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${task.id} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`,
+      recordLostHint(job, chunk),
     );
-  }
   // Not a passing outage (a wait would poll it again): the journal names a task that is not its chunk's. Of the job's
   // service, it is another task of that service (adopted by hand, a journal edited): the chunk's own is to be given.
   throw new MalformedResponseError(
@@ -132,6 +125,37 @@ export function checkChunkTask(
       ? `Task ${task.id} is not this chunk's (${problem.why}). Find the chunk's own task (another than ${task.id}), then give it: ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ` --adopt ${chunk.chunk}=ID`)}`
       : 'The server does not answer with the task the journal recorded; is this the service the job ran on?',
   );
+}
+
+/**
+ * Chunk `chunk`'s task is not on the service at all (a read of its id: not found): the service's ids started again and
+ * never reached it, or it was removed. Lost as a chunk whose id names another task is (`lostProof`): exit 8 naming the
+ * resume that records it, never the not-found error's `taskctl list` (a job's id was the service's once).
+ */
+export function goneChunkTask(job: ChunkJob, chunk: CreatedChunk): MalformedResponseError {
+  return new MalformedResponseError(
+    `chunk ${chunk.chunk} of ${job.file}: its task ${chunk.task} is not on the service any more (task ${chunk.task} was not found)`,
+    recordLostHint(job, chunk),
+  );
+}
+
+/** The job as the checks of its chunks' tasks name it. */
+interface ChunkJob {
+  file: string;
+  refused?: readonly unknown[];
+  /** The job's chunks without a task yet (its resume sends or settles them before its --wait reads any). */
+  unfinished?: readonly number[];
+}
+
+/** How a chunk found lost by a read command gets recorded: its job's `resume --wait` (the read commands only read). */
+function recordLostHint(job: ChunkJob, chunk: CreatedChunk): string {
+  // An unfinished job's resume sends its chunks left before its --wait reads the others: the hint says so.
+  const left = job.unfinished?.length ?? 0;
+  const how =
+    left === 0
+      ? ''
+      : ` its resume records it, after it sends the ${counted(left, 'chunk')} not sent yet (or settles those in doubt; at their price, once confirmed):`;
+  return `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${chunk.task} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`;
 }
 
 /** What makes `task` another than the chunk's (`wrong`, and `why` in a hint's words), or undefined when none is seen. */

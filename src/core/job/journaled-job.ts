@@ -7,14 +7,14 @@ import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError, NotFoundError, UsageError } from '../../errors.js';
 import { noJournal, readJournalRecords } from '../../store/journal-file.js';
 import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
 import { chunkList, JobFold } from '../submit/journal-records.js';
 import { resumeCommand } from '../submit/types.js';
-import { checkChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
+import { checkChunkTask, goneChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
@@ -214,6 +214,8 @@ export async function* jobTasks(
       return await api.getTask(chunk.task);
     } catch (error) {
       if (!(error instanceof CliError) || error instanceof InterruptedError) throw error;
+      // The service's answer that it has no such task: the chunk's task is lost (job-chunks.ts goneChunkTask).
+      if (error instanceof NotFoundError) throw goneChunkTask(job, chunk);
       throw new CliError(
         `task ${chunk.task} (chunk ${chunk.chunk} of ${job.file}): ${error.message}`,
         error.exitCode,

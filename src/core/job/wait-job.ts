@@ -3,7 +3,7 @@ import type { Output, Process, Runtime, Service, Store } from '../capabilities.j
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { endShortIfLost, readJob, requireComplete, warnIfRefused } from './journaled-job.js';
-import { checkChunkTask, type CreatedChunk } from './job-chunks.js';
+import { checkChunkTask, goneChunkTask, type CreatedChunk } from './job-chunks.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,
@@ -33,6 +33,12 @@ export async function runWaitJob(
       resumeCommand: `taskctl wait --job ${file}`,
       verify: (task) => {
         for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
+        return true;
+      },
+      // A chunk's task the service no longer has: exit 8 naming the resume that records it lost.
+      missing: (id) => {
+        const [chunk] = chunks.get(id) ?? [];
+        if (chunk !== undefined) throw goneChunkTask(job, chunk);
       },
     },
   );

@@ -192,14 +192,16 @@ export class JobJournal implements ChunkObserver {
   }
 
   /** Chunks found lost together (`resume --wait` reads every earlier chunk's task): their records in one write. */
-  lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>): void {
+  lostAll(found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at?: string } }>): void {
     const records: Array<Record<string, unknown>> = [];
     for (const { chunk, seen } of found) {
       const known = this.state.chunks.get(chunk);
       if (known?.task?.id !== seen.id || known.lost === true) continue;
       known.lost = true;
       this.lostSet.add(chunk);
-      records.push({ type: 'lost', chunk, task: seen.id, created_at: seen.created_at });
+      // No creation time: the service has no task under the id (not found).
+      const { created_at } = seen;
+      records.push({ type: 'lost', chunk, task: seen.id, ...(created_at !== undefined && { created_at }) });
     }
     if (records.length > 0) this.recordFinding(...records);
   }

@@ -159,9 +159,10 @@ const RecordSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ignore'), job: z.string() }),
   /**
    * The chunk's task `task` is not under its id any more: the service shows another task there, made at `created_at`
-   * (own-claims.ts `staleCreation`). Older readers: a damaged line (after `done`, which is then written again).
+   * (own-claims.ts `staleCreation`), or none (no `created_at`: the service said it has no such task). Older readers: a
+   * damaged line (after `done`, which is then written again).
    */
-  z.object({ type: z.literal('lost'), chunk: chunkNo, task: z.number(), created_at: z.string() }),
+  z.object({ type: z.literal('lost'), chunk: chunkNo, task: z.number(), created_at: z.string().optional() }),
   /**
    * The chunk's task `task`, recorded `lost`, is under its id again as the journal recorded it (the service has it back,
    * own-claims.ts `holds`): the chunk counts as created again. Older readers: a damaged line (as `lost`).

@@ -39,7 +39,7 @@ import {
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
 import { realPath, streamCopyPath } from '../../store/job-files.js';
-import { fileIdentity, lastJobPlace, recordJobPlace } from '../../store/job-places.js';
+import { fileIdentity, lastJobPlace, recordJobPlace, type JobPlaceRecord } from '../../store/job-places.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { heldLockHint, holderWords, lockHolder } from '../../store/lock-file.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
@@ -296,7 +296,10 @@ function lastPlaceOf(
   let gone: GonePlace | undefined;
   // A new job: no other place can know it yet.
   const last = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
-  if (last !== undefined && realPath(last.path) !== path) {
+  // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
+  // (a backup put back is not that journal).
+  if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, last.removed);
+  else if (last !== undefined && realPath(last.path) !== path) {
     const holder = lockHolder(`${last.path}.lock`);
     if (holder !== undefined)
       throw new UsageError(
@@ -331,7 +334,14 @@ const GONE_WINDOW_SPARE_MINUTES = 10;
  * forget that file; otherwise exit 2, and the way on that cannot pay twice: a resume that looks for each chunk's task
  * on the service since the job started (a task of the same items is reused, not bought).
  */
-function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, where: Elsewhere): GonePlace | undefined {
+function gonePast(
+  id: string,
+  place: JobPlace,
+  gone: string,
+  nowMs: number,
+  where: Elsewhere,
+  removed?: JobPlaceRecord['removed'],
+): GonePlace | undefined {
   const state = readState(place.path);
   if (state?.done === true) return undefined;
   const started = Date.parse(state?.job.created_at ?? '');
@@ -346,19 +356,27 @@ function gonePast(id: string, place: JobPlace, gone: string, nowMs: number, wher
   // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
   const ignoring = givenFlags(where.ignore ?? [], state, undefined);
   const job = { ...where.job, id: place.name, unrecorded: () => ignoring + (where.job.unrecorded?.() ?? '') };
+  // A journal removed as its job ended there cannot be put back: a copy of it is not what it became.
+  const what =
+    removed === undefined
+      ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
+      : `job ${id} was ${removed.as === 'finished' ? 'finished' : 'last run'} from ${gone}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
+  const back = removed === undefined ? 'Put that journal back and run this again; or' : 'Its tasks are on the service:';
   // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
   if (window === undefined)
     throw new UsageError(
-      `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent (it started ${isoSeconds(from)}, more than a year ago: no --reuse-window reaches back that far)`,
-      `Put that journal back and run this again; or, if it is lost for good, go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`,
+      `${what}; nothing was sent (it started ${isoSeconds(from)}, more than a year ago: no --reuse-window reaches back that far)`,
+      removed === undefined
+        ? `Put that journal back and run this again; or, if it is lost for good, go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`
+        : `To go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`,
     );
   const short =
     where.window === undefined
       ? ''
       : ` (--reuse-window ${formatDuration(where.window)} does not reach back to the job's start)`;
   throw new UsageError(
-    `job ${id} was last run from ${gone}, which is gone: what that run created is not known here; nothing was sent${short}`,
-    `Put that journal back and run this again; or continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand(job, ` --reuse-window ${window}`)}`,
+    `${what}; nothing was sent${short}`,
+    `${back} continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand(job, ` --reuse-window ${window}`)}`,
   );
 }
 

@@ -69,7 +69,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
-  const check = job === undefined ? undefined : earlierChunks(end, job, lost);
+  const check = job === undefined ? undefined : earlierChunks(ctx, end, job, lost);
   try {
     await waitNamingTasks(
       ctx,
@@ -78,7 +78,11 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
         .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
         .sort(([a], [b]) => a - b)
         .map(([, o]) => o.task.id),
-      { ...(options as WaitOptions), ...byJob, ...(check !== undefined && { verify: check.verify }) },
+      {
+        ...(options as WaitOptions),
+        ...byJob,
+        ...(check !== undefined && { verify: check.verify, missing: check.missing }),
+      },
       now.map((o) => o.task),
     );
   } finally {
@@ -90,15 +94,20 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
 
 /**
  * The check of an earlier run's chunk against the task its id names now, as `wait --job` checks each (exit 8): the
- * service may have given the id to another task since (its ids started again), even to one of this run's chunks. The
- * chunks found lost are recorded all together (one write, `record`) once every earlier chunk's task was read, or the
- * wait ended, then the wait ends in exit 8 naming them; chunks recorded lost already (`lost`) are not read again.
+ * service may have given the id to another task since (its ids started again), even to one of this run's chunks, or
+ * have no task under it at all (not found: its ids started again and never reached it). The chunks found lost are
+ * recorded all together (one write, `record`) once every earlier chunk's task was read, or the wait ended, then the
+ * wait ends in exit 8 naming them; chunks recorded lost already (`lost`) are not read again. A task found lost is not
+ * the job's: `verify` says so (false), and the wait does not show it as the job's progress. A chunk's id not found
+ * (`missing`) reads the earlier chunks' tasks the wait has not read yet, one by one, so that every chunk lost is
+ * recorded in the one write.
  */
 function earlierChunks(
+  ctx: Finisher,
   end: Finished,
   job: JobRef,
   lost: ReadonlySet<number>,
-): { verify: (task: Task) => void; record: () => void } | undefined {
+): { verify: (task: Task) => boolean; missing: (id: number) => Promise<void>; record: () => void } | undefined {
   const chunks = new Map<number, Array<{ service: string; chunk: CreatedChunk }>>();
   for (const [index, done] of end.done) {
     const facts = done.claim?.chunk;
@@ -107,16 +116,20 @@ function earlierChunks(
   }
   if (chunks.size === 0) return undefined;
   const unread = new Set(chunks.keys());
-  const found: Array<{ chunk: number; seen: Task }> = [];
+  const found: Array<{ chunk: number; seen: { id: number; created_at?: string } }> = [];
   // The journal is still this run's: the chunks found lost are recorded there (job-journal.ts `lostAll`).
   const record = () => {
     if (found.length > 0) end.input.observer?.lostAll?.(found.splice(0).sort((a, b) => a.chunk - b.chunk));
   };
-  const verify = (task: Task) => {
+  /** Checks `task` against the chunks naming its id; true when it is theirs (none found lost by it). */
+  const check = (task: Task): boolean => {
     unread.delete(task.id);
+    let theirs = true;
     for (const { service, chunk } of chunks.get(task.id) ?? []) {
-      if (lostProof({ service }, chunk, task)) found.push({ chunk: chunk.chunk, seen: task });
-      else {
+      if (lostProof({ service }, chunk, task)) {
+        found.push({ chunk: chunk.chunk, seen: task });
+        theirs = false;
+      } else {
         try {
           checkChunkTask({ file: job.id, service, refused: job.refused === true ? ['refused'] : [] }, chunk, task);
         } catch (error) {
@@ -125,18 +138,49 @@ function earlierChunks(
         }
       }
     }
-    if (unread.size > 0 || found.length === 0) return;
-    const lostNow = found.map(({ chunk }) => chunk).sort((a, b) => a - b);
+    return theirs;
+  };
+  const lostNow = () => {
+    const numbers = found.map(({ chunk }) => chunk).sort((a, b) => a - b);
     record();
-    throw new LostChunksError(
-      lostWords(lostNow, job.id).replace(
+    return new LostChunksError(
+      lostWords(numbers, job.id).replace(
         `of job ${job.id}:`,
-        `of job ${job.id} (recorded in the job: \`taskctl jobs\` counts ${lostNow.length === 1 ? 'it' : 'them'} lost):`,
+        `of job ${job.id} (recorded in the job: \`taskctl jobs\` counts ${numbers.length === 1 ? 'it' : 'them'} lost):`,
       ),
       `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} Its other tasks (the chunks lost are not read again): ${resumeCommand(job, ' --wait')}`,
     );
   };
-  return { verify, record };
+  const verify = (task: Task): boolean => {
+    const theirs = check(task);
+    if (unread.size > 0 || found.length === 0) return theirs;
+    throw lostNow();
+  };
+  const gone = (id: number) => {
+    unread.delete(id);
+    for (const { chunk } of chunks.get(id) ?? []) found.push({ chunk: chunk.chunk, seen: { id } });
+  };
+  const missing = async (id: number): Promise<void> => {
+    if (!chunks.has(id)) return; // one of this run's tasks: the not-found error stands
+    gone(id);
+    const api = await ctx.api();
+    for (const other of [...unread]) {
+      try {
+        check(await api.getTask(other));
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          gone(other);
+          continue;
+        }
+        // An outage: what was found so far is recorded and said; the rest is read by the next resume --wait.
+        if (error instanceof UnavailableError || error instanceof RateLimitError) break;
+        record();
+        throw error;
+      }
+    }
+    throw lostNow();
+  };
+  return { verify, missing, record };
 }
 
 /**

@@ -149,7 +149,7 @@ export interface ChunkObserver {
    */
   found?: (chunk: number, task: number) => void;
   /** Several chunks found lost at once: recorded in one write (`lost` for each, else). */
-  lostAll?: (found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at: string } }>) => void;
+  lostAll?: (found: ReadonlyArray<{ chunk: number; seen: { id: number; created_at?: string } }>) => void;
   /** The chunks of `done` whose task the service no longer has, as known so far, in order: counted apart. */
   lostChunks?: () => number[];
   /** Whether the user sent the chunk again by `resume --resend` (journal-records.ts ChunkState `resentByUser`). */

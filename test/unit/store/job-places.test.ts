@@ -1,9 +1,16 @@
 /** store/job-places.ts: where this user last ran each job, one small private file per job in the cache directory. */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { fileIdentity, forgetJobPlace, lastJobPlace, recordJobPlace } from '../../../src/store/job-places.js';
+import {
+  fileIdentity,
+  lastJobPlace,
+  recordJobPlace,
+  retireJobPlace,
+  sweepRetiredPlaces,
+} from '../../../src/store/job-places.js';
+import { T0 } from '../clock.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -46,15 +53,46 @@ it('a damaged record, or a name that is no job id, is no record', () => {
   expect(readFileSync(join(cache, 'places', 'j-abcd1234.json'), 'utf8')).toBe('not json');
 });
 
-it('forgotten with the journal it names (a job pruned), never when it names another file (a copy elsewhere)', () => {
+it('retired, not forgotten, with the journal it names (a job pruned), or with none on record; never when it names another file (a copy elsewhere)', () => {
   const cache = cacheDir();
   const journal = join(cache, '..', 'job.jsonl');
   writeFileSync(journal, '');
   recordJobPlace(cache, 'j-abcd1234', { path: journal, dev: '1', ino: '2' });
-  forgetJobPlace(cache, 'j-abcd1234', join(cache, '..', 'other.jsonl'));
-  expect(lastJobPlace(cache, 'j-abcd1234')?.path).toBe(journal);
+  retireJobPlace(cache, 'j-abcd1234', join(cache, '..', 'other.jsonl'), 'finished', T0);
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual({ path: journal, dev: '1', ino: '2' });
   rmSync(journal);
-  forgetJobPlace(cache, 'j-abcd1234', journal);
-  expect(lastJobPlace(cache, 'j-abcd1234')).toBeUndefined();
-  forgetJobPlace(cache, 'j-abcd1234', journal); // nothing left: no error
+  retireJobPlace(cache, 'j-abcd1234', journal, 'finished', T0);
+  const at = new Date(T0).toISOString();
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual({
+    path: journal,
+    dev: '1',
+    ino: '2',
+    removed: { at, as: 'finished' },
+  });
+  retireJobPlace(cache, 'j-abcd1234', journal, 'finished', T0 + 1000); // retired already: left as it was
+  expect(lastJobPlace(cache, 'j-abcd1234')?.removed?.at).toBe(at);
+  retireJobPlace(cache, 'j-none1234', journal, 'superseded', T0);
+  expect(lastJobPlace(cache, 'j-none1234')).toEqual({
+    path: journal,
+    dev: '',
+    ino: '',
+    removed: { at, as: 'superseded' },
+  });
+});
+
+it('a retired record is swept once older than what is kept, judged by its date first; a live record never', () => {
+  const cache = cacheDir();
+  const now = Date.now(); // the files' own dates are the system's
+  recordJobPlace(cache, 'j-live1234', { path: '/a.jsonl', dev: '1', ino: '2' });
+  retireJobPlace(cache, 'j-old12345', '/b.jsonl', 'finished', now - 10_000);
+  retireJobPlace(cache, 'j-new12345', '/c.jsonl', 'finished', now);
+  for (const id of ['j-live1234', 'j-old12345', 'j-new12345']) {
+    const old = (now - 20_000) / 1000;
+    utimesSync(join(cache, 'places', `${id}.json`), old, old);
+  }
+  sweepRetiredPlaces(cache, 5000, now);
+  expect(lastJobPlace(cache, 'j-live1234')?.path).toBe('/a.jsonl');
+  expect(lastJobPlace(cache, 'j-old12345')).toBeUndefined();
+  expect(lastJobPlace(cache, 'j-new12345')?.path).toBe('/c.jsonl'); // removed 0 s ago by its record
+  sweepRetiredPlaces(join(cache, 'none'), 5000, now); // no directory: no error
 });

@@ -130,6 +130,72 @@ it('a finished job, its ids given to other tasks: show/wait --job say so and wri
   expect(await world.posts()).toBe(posts);
 });
 
+it('ids the restarted service never gave out again (not found): the read commands name resume --wait (exit 8, never 5), which records them lost; then exit 11', async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 4));
+  await restartWithoutState(world); // no task at all: every id of the job is not found
+  const before = journalLines(journal);
+  for (const argv of [
+    ['show', '--job', job],
+    ['wait', '--job', job],
+    ['watch', '--job', job],
+    ['retry', '--job', job, '-y'],
+    ['diff', job, job],
+  ]) {
+    const read = await run(argv);
+    expect(read.code, `${argv.join(' ')}: ${read.stderr}`).toBe(8);
+    expect(read.stderr).not.toContain('Check the id');
+    expect(read.stderr, argv.join(' ')).toContain('is not on the service any more');
+    expect(read.stderr, argv.join(' ')).toMatch(new RegExp(`taskctl resume \\S*${job}(\\.jsonl)? --wait`));
+  }
+  expect(journalLines(journal)).toEqual(before);
+  const resumed = await run(['resume', job, '--wait']);
+  expect(resumed.code, resumed.stderr).toBe(8);
+  expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2, 3 and 4 of job j-\w+ \(recorded/);
+  expect(
+    journalLines(journal)
+      .slice(before.length)
+      .map((record) => [record.type, record.chunk]),
+  ).toEqual([
+    ['lost', 1],
+    ['lost', 2],
+    ['lost', 3],
+    ['lost', 4],
+    ['done', undefined],
+  ]);
+  expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 4 }));
+  const waited = await run(['resume', job, '--wait']);
+  expect(waited.code, waited.stderr).toBe(11);
+  const shown = await run(['show', '--job', job]);
+  expect(shown.code, shown.stderr).toBe(11);
+  expect(await world.posts()).toBe(0); // the restarted service's: nothing was sent
+});
+
+it("ids given to other tasks but the last one's, not found: resume --wait records all four lost and shows none of the others' tasks as the job's", async () => {
+  const { job, journal } = await createdJob(ITEMS.slice(0, 4));
+  await restartWithoutState(world);
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items; no task 4
+  const before = journalLines(journal);
+  const resumed = await run(['resume', job, '--wait']);
+  expect(resumed.code, resumed.stderr).toBe(8);
+  expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2, 3 and 4 of job j-\w+ \(recorded/);
+  // Tasks 1–3 hold other items: never shown as the job's progress.
+  expect(resumed.stderr).not.toMatch(/task \d+ completed/);
+  expect(
+    journalLines(journal)
+      .slice(before.length)
+      .map((record) => [record.type, record.chunk]),
+  ).toEqual([
+    ['lost', 1],
+    ['lost', 2],
+    ['lost', 3],
+    ['lost', 4],
+    ['done', undefined],
+  ]);
+  const waited = await run(['resume', job, '--wait']);
+  expect(waited.code, waited.stderr).toBe(11);
+  expect(await world.posts()).toBe(3); // the restarted service's: the other create
+});
+
 it('an unfinished job, its ids given to other tasks: the hint to record it says that its resume sends the chunks left', async () => {
   const { job, journal } = await createdJob(ITEMS);
   keepJournalLines(

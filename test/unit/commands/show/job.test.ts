@@ -285,16 +285,16 @@ describe('show --job against a mocked server', () => {
     expect(result.stderr).toMatch(/showing the first 1,000 of 1,200 items; use -o csv or -o ndjson to get them all/);
   });
 
-  it('a task gone mid-way stops the output: json left unterminated, the task named, exit 5', async () => {
+  it('a task gone mid-way (not found) stops the output: json left unterminated, its chunk named lost, exit 8', async () => {
     const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, 2] });
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { items: items('a', 1) }) });
     api.reply('GET', '/tasks/2', 404, { success: false, error: { code: 'not_found', message: 'Task not found' } });
     const result = await runTaskctl(['show', '--job', path, '-o', 'json'], { api });
-    expect(result.code).toBe(5);
+    expect(result.code).toBe(8);
     expect(result.stdout).toMatch(/^\[\n {2}\{/);
     expect(() => JSON.parse(result.stdout)).toThrow();
-    expect(result.stderr).toMatch(/task 2 \(chunk 2 of .*job\.jsonl\)/);
+    expect(result.stderr).toMatch(/chunk 2 of .*job\.jsonl: its task 2 is not on the service any more/);
   });
 
   it('a task failing with 5xx keeps exit 8 and names its chunk', async () => {
@@ -456,7 +456,7 @@ describe('show --job reads the next tasks while one is printed', () => {
     expect(result.stdout).not.toMatch(/no answer/);
   });
 
-  it('a task gone while later ones are read: the tasks before it printed, it named, exit 5', async () => {
+  it('a task gone (not found) while later ones are read: the tasks before it printed, its chunk named lost, exit 8', async () => {
     const path = writeJournal({ items: 6, chunkSize: 1, tasks: [1, 2, 3, 4, 5, 6] });
     const api = mockApi();
     const gone = JSON.stringify({ success: false, error: { code: 'not_found', message: 'Task not found' } });
@@ -465,9 +465,9 @@ describe('show --job reads the next tasks while one is printed', () => {
     const running = runTaskctl(['show', '--job', path, '-o', 'ndjson'], { dispatcher: gate, env });
     await reversed(gate, running);
     const result = await running;
-    expect(result.code).toBe(5);
+    expect(result.code).toBe(8);
     expect(result.stdout).toBe(`${line(1)}\n${line(2)}\n`);
-    expect(result.stderr).toMatch(/task 3 \(chunk 3 of .*job\.jsonl\)/);
+    expect(result.stderr).toMatch(/chunk 3 of .*job\.jsonl: its task 3 is not on the service any more/);
     expect(gate.most).toBeGreaterThan(1);
   });
 

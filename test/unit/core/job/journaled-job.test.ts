@@ -140,14 +140,17 @@ describe('jobTasks', () => {
     });
   });
 
-  it('a task gone keeps exit 5 and names its chunk', async () => {
+  it('a task the service no longer has (not found) is its chunk lost: exit 8 naming the chunk and the resume that records it', async () => {
     const path = writeJournal({ items: 2, chunkSize: 1, tasks: [7, 5] });
     const job = await readJob(context(), path);
     const api = fakeApi({ 7: task(7) });
     const read = () => drain(jobTasks(api, job));
     await expect(read()).rejects.toMatchObject({
-      exitCode: 5,
-      message: expect.stringMatching(/^task 5 \(chunk 2 of .*\): task 5 not found/),
+      exitCode: 8,
+      message: expect.stringMatching(
+        /^chunk 2 of .*: its task 5 is not on the service any more \(task 5 was not found\)$/,
+      ),
+      hint: expect.stringMatching(/To record it in the job .*: taskctl resume .* --wait$/),
     });
   });
 });
