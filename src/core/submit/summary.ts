@@ -64,6 +64,9 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   }
   const short = sayCreated(ctx, end, lost, options);
   if (!options.wait) return;
+  // Items the server never took cannot have completed, nor can those of a chunk lost: not a clean success. Settled
+  // before the wait prints anything, so a reader of stdout that goes away cannot make it 0.
+  if (short || lost.size > 0) ctx.endShort(ExitCode.itemsFailed);
   // A job is named by its id in the hints that follow (`--job ID`), not by a list of ids.
   const byJob =
     job === undefined
@@ -88,8 +91,6 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
   } finally {
     check?.record();
   }
-  // Items the server never took cannot have completed, nor can those of a chunk lost: not a clean success.
-  if ((short || lost.size > 0) && ctx.exitCode === ExitCode.ok) ctx.exitCode = ExitCode.itemsFailed;
 }
 
 /**

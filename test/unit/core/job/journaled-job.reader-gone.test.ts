@@ -1,5 +1,5 @@
 /**
- * core/job/journaled-job.ts `endShortIfLost`: a `--job` command that leaves chunks recorded lost out ends in exit 11,
+ * core/job/journaled-job.ts `endShortIfLost` (and resume --wait's summary): a `--job` command that leaves chunks recorded lost out ends in exit 11,
  * settled before its first output. `taskctl show --job J -o ndjson | head -1` ends when its reader goes away, with the
  * outcome known then (output/stdout-guard.ts, as boot runs it): 11 as unbroken, never 0, which would tell
  * `set -o pipefail` that the job's items are all there (as diff's 15 from its first change on).
@@ -85,6 +85,16 @@ it('retry --job with lost chunks, its reader gone at the first line: 11 as unbro
   // Chunk 5's item fails: something for the retry's dry run to print on stdout (its estimate).
   const job = await lostJob(['m1.com', 'm2.com', 'm3.com', 'm4.com', 'fail-m5.com', 'm6.com']);
   const argv = ['retry', '--job', job, '--dry-run'];
+  const whole = await run(argv);
+  expect(whole.code, whole.stderr).toBe(11);
+  expect(whole.stdout).not.toBe('');
+  const gone = await readerGone(argv);
+  expect(gone.exits, gone.stderr).toEqual([11]);
+});
+
+it('resume --wait of a job with lost chunks, its reader gone at the first line: 11 as unbroken, not 0', async () => {
+  const job = await lostJob(['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com']);
+  const argv = ['resume', job, '--wait', '-o', 'tsv'];
   const whole = await run(argv);
   expect(whole.code, whole.stderr).toBe(11);
   expect(whole.stdout).not.toBe('');
