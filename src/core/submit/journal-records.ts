@@ -531,7 +531,7 @@ export function lostChunks(state: Pick<JobState, 'chunks'>): number[] {
  */
 export function lostWords(chunks: readonly number[], job?: string): string {
   const which = chunks.length === 1 ? `the task of chunk ${chunks[0]}` : `the tasks of chunks ${chunkList(chunks)}`;
-  return `the service no longer has ${which}${job === undefined ? '' : ` of job ${job}`}: ${chunks.length === 1 ? 'its id names another task' : 'their ids name other tasks'} now (its task ids started again); ${chunks.length === 1 ? 'it is' : 'they are'} not counted as created, and not sent again`;
+  return `the service no longer has ${which}${job === undefined ? '' : ` of job ${job}`}: ${chunks.length === 1 ? 'its id names another task or none' : 'their ids name other tasks or none'} now (its task ids started again); ${chunks.length === 1 ? 'it is' : 'they are'} not counted as created, and not sent again`;
 }
 
 /** `1, 2 and 3`; past 10 chunks, the first 10 and how many more. */
