@@ -72,7 +72,9 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     job === undefined
       ? {}
       : { showCommand: `taskctl show --job ${job.id}`, resumeCommand: `taskctl wait --job ${job.id}` };
-  const check = job === undefined ? undefined : earlierChunks(ctx, end, job, lost);
+  const { timeout } = options as WaitOptions;
+  const deadline = timeout > 0 ? ctx.clock.now() + timeout : undefined;
+  const check = job === undefined ? undefined : earlierChunks(ctx, end, job, lost, deadline);
   try {
     await waitNamingTasks(
       ctx,
@@ -108,6 +110,7 @@ function earlierChunks(
   end: Finished,
   job: JobRef,
   lost: ReadonlySet<number>,
+  deadline: number | undefined,
 ): { verify: (task: Task) => boolean; missing: (id: number) => Promise<void>; record: () => void } | undefined {
   const chunks = new Map<number, Array<{ service: string; chunk: CreatedChunk }>>();
   for (const [index, done] of end.done) {
@@ -164,8 +167,10 @@ function earlierChunks(
   const missing = async (id: number): Promise<void> => {
     if (!chunks.has(id)) return; // one of this run's tasks: the not-found error stands
     gone(id);
-    const api = await ctx.api();
+    // Within the wait's --timeout: what was found by then is recorded and said, the next resume --wait reads the rest.
+    const api = await ctx.api(deadline === undefined ? {} : { deadline });
     for (const other of [...unread]) {
+      if (deadline !== undefined && ctx.clock.now() >= deadline) break;
       try {
         check(await api.getTask(other));
       } catch (error) {
@@ -173,7 +178,7 @@ function earlierChunks(
           gone(other);
           continue;
         }
-        // An outage: what was found so far is recorded and said; the rest is read by the next resume --wait.
+        // An outage or the deadline: what was found so far is recorded and said; the next resume --wait reads the rest.
         if (error instanceof UnavailableError || error instanceof RateLimitError) break;
         record();
         throw error;

@@ -137,19 +137,21 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
 
 /**
  * The world's sandbox restarted `afterMs` later on the same port (a restart's usual way), without --state unless
- * `stateFile` is given: no task, ids from 1 again, the same key. It takes the old one's place as the world's `sandbox`
+ * `stateFile` is given, allowing `rateLimit` requests a minute (0: none): no task, ids from 1 again, the same key. It
+ * takes the old one's place as the world's `sandbox`
  * (the world's close closes it).
  */
 export async function restartWithoutState(
   world: World,
   afterMs = 3_600_000,
   stateFile?: string,
+  rateLimit = 0,
 ): Promise<RunningSandbox> {
   const port = Number(new URL(world.sandbox.url).port);
   await world.sandbox.close();
   world.clock.advance(afterMs);
   const restarted = await startSandbox({
-    ...{ port, itemMs: 0, rateLimit: 0, clock: world.clock, balance: 10_000_000 },
+    ...{ port, itemMs: 0, rateLimit, clock: world.clock, balance: 10_000_000 },
     ...(stateFile !== undefined && { stateFile }),
   });
   if (restarted.url !== world.sandbox.url) throw new Error(`restarted on ${restarted.url}, not ${world.sandbox.url}`);
