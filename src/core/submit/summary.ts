@@ -145,7 +145,8 @@ function earlierChunks(
     return theirs;
   };
   const lostNow = () => {
-    const numbers = found.map(({ chunk }) => chunk).sort((a, b) => a - b);
+    // Two reads answered at once (the follow reads ahead) may each have found one chunk: it is named once.
+    const numbers = [...new Set(found.map(({ chunk }) => chunk))].sort((a, b) => a - b);
     record();
     return new LostChunksError(
       lostWords(numbers, job.id).replace(
