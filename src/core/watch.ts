@@ -300,7 +300,8 @@ export async function runWatch(
     });
     printer.error(failure.message, failure.hint);
   }
-  if (ids.length === 0 && result.tasks.length === 0 && human)
+  // Without --follow only: a follow said what it watches for when it began (`watching for new tasks`).
+  if (ids.length === 0 && result.tasks.length === 0 && human && options.follow !== true)
     printer.info('no unfinished tasks: nothing to watch (`taskctl watch --follow` waits for new ones)');
   if (result.reason === 'timeout')
     printer.error(

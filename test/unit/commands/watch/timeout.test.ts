@@ -37,3 +37,12 @@ describe('watch --timeout: what it says to go on', () => {
     expect(result.stderr).toMatch(/still running: taskctl watch 4$/m);
   });
 });
+
+it('a follow that saw no task at all says what it watched for, not that `watch --follow` would wait for new ones', async () => {
+  const api = listing([]);
+  const tty = { stdoutTTY: true, stderrTTY: true, columns: 80 };
+  const result = await runTaskctl(['watch', '--follow', '--timeout', '30s'], { api, clock: new FakeClock(), ...tty });
+  expect(result.code, result.stderr).toBe(124);
+  expect(result.stderr).toContain('watching for new tasks');
+  expect(result.stderr).not.toContain('nothing to watch');
+});
