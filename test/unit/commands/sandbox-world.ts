@@ -279,3 +279,22 @@ export function startedBefore(home: string, id: string, ms: number): void {
   job.created_at = new Date(Date.parse(job.created_at) - ms).toISOString();
   writeFileSync(journal, [JSON.stringify(job), ...rest].join('\n'));
 }
+
+/**
+ * A job of four one-item chunks (a.com … d.com) stopped after chunk 1, its balance run out (the balance's read failing
+ * meanwhile, so the guard before the first POST lets it start), in the state directory of `run`: its id. The balance
+ * is 100 again afterwards. The read-only state directory's and the pruned copy's scenarios start from it.
+ */
+export async function jobStoppedByBalance(
+  world: World,
+  run: (argv: string[]) => Promise<{ code: number; stderr: string }>,
+  service: string,
+): Promise<string> {
+  await world.setBalance(1);
+  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+  const stopped = await run(['create', service, 'a.com', 'b.com', 'c.com', 'd.com', '--chunk-size', '1', '-y']);
+  if (stopped.code !== 6) throw new Error(`the job's create ended ${stopped.code}, not 6: ${stopped.stderr}`);
+  await world.clearFaults();
+  await world.setBalance(100);
+  return /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+}

@@ -45,6 +45,21 @@ async function createdJob(items: readonly string[]): Promise<{ job: string; jour
   return { job, journal: join(dir, 'state', 'jobs', `${job}.jsonl`) };
 }
 
+/** The records a run wrote after `before` (the journal's lines then), as `[type, chunk]`. */
+const recordedSince = (journal: string, before: readonly unknown[]) =>
+  journalLines(journal)
+    .slice(before.length)
+    .map((record) => [record.type, record.chunk]);
+
+/** Chunks 1–4 recorded lost in one write, and the finished journal's `done` written again after them. */
+const LOST_1_TO_4_AND_DONE = [
+  ['lost', 1],
+  ['lost', 2],
+  ['lost', 3],
+  ['lost', 4],
+  ['done', undefined],
+];
+
 it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3 are lost; the summary and jobs say so', async () => {
   // As if killed while chunk 4's request was in flight.
   const { job, journal } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
@@ -151,17 +166,7 @@ it('ids the restarted service never gave out again (not found): the read command
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(8);
   expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2, 3 and 4 of job j-\w+ \(recorded/);
-  expect(
-    journalLines(journal)
-      .slice(before.length)
-      .map((record) => [record.type, record.chunk]),
-  ).toEqual([
-    ['lost', 1],
-    ['lost', 2],
-    ['lost', 3],
-    ['lost', 4],
-    ['done', undefined],
-  ]);
+  expect(recordedSince(journal, before)).toEqual(LOST_1_TO_4_AND_DONE);
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 4 }));
   const waited = await run(['resume', job, '--wait']);
   expect(waited.code, waited.stderr).toBe(11);
@@ -180,17 +185,7 @@ it("ids given to other tasks but the last one's, not found: resume --wait record
   expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2, 3 and 4 of job j-\w+ \(recorded/);
   // Tasks 1–3 hold other items: never shown as the job's progress.
   expect(resumed.stderr).not.toMatch(/task \d+ completed/);
-  expect(
-    journalLines(journal)
-      .slice(before.length)
-      .map((record) => [record.type, record.chunk]),
-  ).toEqual([
-    ['lost', 1],
-    ['lost', 2],
-    ['lost', 3],
-    ['lost', 4],
-    ['done', undefined],
-  ]);
+  expect(recordedSince(journal, before)).toEqual(LOST_1_TO_4_AND_DONE);
   const waited = await run(['resume', job, '--wait']);
   expect(waited.code, waited.stderr).toBe(11);
   expect(await world.posts()).toBe(3); // the restarted service's: the other create

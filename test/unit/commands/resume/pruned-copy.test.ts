@@ -7,7 +7,7 @@
 import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { jobStoppedByBalance, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -18,16 +18,7 @@ worldEachTest('taskctl-pruned-copy-', (w, d) => ((world = w), (dir = d)));
 const run = (argv: string[], env: Record<string, string> = {}) =>
   runTaskctl(argv, { env: { ...world.env, ...env }, clock: world.clock, home: dir });
 
-/** A job of four chunks stopped after chunk 1 (its balance ran out), in the state directory: its id. */
-async function stoppedJob(): Promise<string> {
-  await world.setBalance(1);
-  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
-  const stopped = await run(['create', S, 'a.com', 'b.com', 'c.com', 'd.com', '--chunk-size', '1', '-y']);
-  expect(stopped.code, stopped.stderr).toBe(6);
-  await world.clearFaults();
-  await world.setBalance(100);
-  return /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
-}
+const stoppedJob = () => jobStoppedByBalance(world, run, S);
 
 /** The job finished by a copy of the state directory (NEW), as a read-only state directory's refusal advises. */
 async function finishedByCopy(id: string): Promise<string> {

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { journalIo } from '../../../../src/store/journal-file.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { jobStoppedByBalance, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -20,16 +20,7 @@ worldEachTest('taskctl-ro-state-', (w, d) => ((world = w), (dir = d)));
 const run = (argv: string[], env: Record<string, string> = {}) =>
   runTaskctl(argv, { env: { ...world.env, ...env }, clock: world.clock, home: dir });
 
-/** A job of four chunks stopped after chunk 1 (its balance ran out), in the state directory: its id. */
-async function stoppedJob(): Promise<string> {
-  await world.setBalance(1);
-  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
-  const stopped = await run(['create', S, 'a.com', 'b.com', 'c.com', 'd.com', '--chunk-size', '1', '-y']);
-  expect(stopped.code, stopped.stderr).toBe(6);
-  await world.clearFaults();
-  await world.setBalance(100);
-  return /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
-}
+const stoppedJob = () => jobStoppedByBalance(world, run, S);
 
 /** Runs `argv` with the state directory read-only, as a read-only mount refuses its writes (`journalIo.lock`). */
 async function readOnly(state: string, argv: string[]) {
