@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock } from '../../../src/lib/time.js';
 import { main } from '../../../src/main.js';
 import { createMemoryStream } from '../../../src/output/memory-io.js';
+import { guardStdout } from '../../../src/output/stdout-guard.js';
 
 export function brokenStdout(okWrites: number, { inWrite = false }: { inWrite?: boolean } = {}) {
   const memory = createMemoryStream();
@@ -56,4 +57,36 @@ export async function runWithBrokenStdout(
     random: () => 0.5,
   });
   return { code, stderr: stderr.text() };
+}
+
+/**
+ * Runs `taskctl argv` in process with a stdout whose reader goes away after `okWrites` writes, under the bin's guard
+ * (output/stdout-guard.ts), stdin a pipe that sends nothing: the codes the guard ended the run with (what a shell's
+ * `set -o pipefail` sees of `taskctl … | head -1`) and stderr.
+ */
+export async function runWithReaderGone(
+  argv: string[],
+  options: { okWrites: number; inWrite?: boolean; env: Record<string, string | undefined>; clock: Clock },
+): Promise<{ exits: number[]; stderr: string }> {
+  const stdout = brokenStdout(options.okWrites, { inWrite: options.inWrite ?? false });
+  const stderr = Object.assign(new EventEmitter(), createMemoryStream());
+  const exits: number[] = [];
+  guardStdout(stdout as never, stderr as never, (code) => exits.push(code));
+  await main(argv, {
+    io: {
+      stdout,
+      stderr,
+      stdin: {
+        isTTY: false,
+        async *[Symbol.asyncIterator]() {
+          /* nothing */
+        },
+      },
+    },
+    env: options.env,
+    clock: options.clock,
+    signal: new AbortController().signal,
+    random: () => 0.5,
+  });
+  return { exits, stderr: stderr.text() };
 }

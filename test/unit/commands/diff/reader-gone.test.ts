@@ -4,14 +4,10 @@
  * "the same" to `set -o pipefail; taskctl diff a b | head -20 && echo same`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../../../src/main.js';
-import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { guardStdout } from '../../../../src/output/stdout-guard.js';
-import { brokenStdout } from '../broken-stdout.js';
+import { runWithReaderGone } from '../broken-stdout.js';
 import { FakeClock } from '../harness.js';
 
 const dirs: string[] = [];
@@ -39,21 +35,8 @@ describe('diff when the reader of stdout goes away', () => {
     dirs.push(dir);
     const a = exportFile(dir, 'a.ndjson', 20_000, () => true);
     const b = exportFile(dir, 'b.ndjson', 20_000, (i) => i % 2 === 0);
-    const stdout = brokenStdout(0);
-    const stderr = Object.assign(new EventEmitter(), createMemoryStream());
-    const exits: number[] = [];
-    guardStdout(stdout as never, stderr as never, (code) => exits.push(code));
-    await main(['diff', a, b, '-o', 'tsv'], {
-      io: {
-        stdout,
-        stderr,
-        stdin: {
-          isTTY: false,
-          async *[Symbol.asyncIterator]() {
-            /* nothing */
-          },
-        },
-      },
+    const gone = await runWithReaderGone(['diff', a, b, '-o', 'tsv'], {
+      okWrites: 0,
       env: {
         TASKCTL_CONFIG_DIR: join(dir, 'config'),
         TASKCTL_CACHE_DIR: join(dir, 'cache'),
@@ -61,9 +44,7 @@ describe('diff when the reader of stdout goes away', () => {
         PAGER: 'cat',
       },
       clock: new FakeClock(),
-      signal: new AbortController().signal,
-      random: () => 0.5,
     });
-    expect({ exits, stderr: stderr.text() }).toEqual({ exits: [15], stderr: '' });
+    expect(gone).toEqual({ exits: [15], stderr: '' });
   });
 });

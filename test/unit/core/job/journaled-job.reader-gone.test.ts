@@ -4,13 +4,9 @@
  * outcome known then (output/stdout-guard.ts, as boot runs it): 11 as unbroken, never 0, which would tell
  * `set -o pipefail` that the job's items are all there (as diff's 15 from its first change on).
  */
-import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { main } from '../../../../src/main.js';
-import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { guardStdout } from '../../../../src/output/stdout-guard.js';
-import { brokenStdout } from '../../commands/broken-stdout.js';
+import { runWithReaderGone } from '../../commands/broken-stdout.js';
 import { runTaskctl } from '../../commands/harness.js';
 import { jobStoppedAtChunk4 } from '../../commands/journal-lines.js';
 import { restartWithoutState, worldEachTest, type World } from '../../commands/sandbox-world.js';
@@ -35,22 +31,10 @@ async function lostJob(items: readonly string[]): Promise<string> {
  * The write fails as it is made (`inWrite`), so the code is the one settled before the first output: a real pipe's
  * EPIPE comes later, after work a test cannot count on.
  */
-async function readerGone(argv: string[]): Promise<{ exits: number[]; stderr: string }> {
-  const stdout = brokenStdout(0, { inWrite: true });
-  const stderr = Object.assign(new EventEmitter(), createMemoryStream());
-  const exits: number[] = [];
-  guardStdout(stdout as never, stderr as never, (code) => exits.push(code));
-  await main(argv, {
-    io: {
-      stdout,
-      stderr,
-      stdin: {
-        isTTY: false,
-        async *[Symbol.asyncIterator]() {
-          /* nothing */
-        },
-      },
-    },
+const readerGone = (argv: string[]) =>
+  runWithReaderGone(argv, {
+    okWrites: 0,
+    inWrite: true,
     env: {
       ...world.env,
       TASKCTL_CONFIG_DIR: join(dir, 'config'),
@@ -58,11 +42,7 @@ async function readerGone(argv: string[]): Promise<{ exits: number[]; stderr: st
       TASKCTL_STATE_DIR: join(dir, 'state'),
     },
     clock: world.clock,
-    signal: new AbortController().signal,
-    random: () => 0.5,
   });
-  return { exits, stderr: stderr.text() };
-}
 
 it('show --job, wait --job and watch --job with lost chunks, their reader gone at the first line: 11 as unbroken, not 0', async () => {
   const job = await lostJob(['m1.com', 'm2.com', 'm3.com', 'm4.com', 'm5.com', 'm6.com']);
