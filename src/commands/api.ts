@@ -44,7 +44,8 @@ export function registerApi(program: Command, run: RunAction): void {
       ])}
 Only a GET is sent again once it may have reached the server; other methods \
 are resent only when never sent, or after a 429. Exit codes as for every \
-command (404 → 5, 401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body \
+command (404 → 5, or 8 for a /tasks/N 404 not in the API's error form; \
+401 → 4, 429 → 7, 5xx → 8, unknown 4xx → 12); the body \
 is printed either way.
 `,
     )
