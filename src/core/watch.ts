@@ -5,7 +5,6 @@
 import type { Task } from '../api/schemas.js';
 import type { Column } from '../output/printer.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
-import type { CreatedChunk } from './job/job-chunks.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
 import { countsRoom, countsText } from '../output/task-columns.js';
@@ -49,7 +48,7 @@ async function watched(
       '--follow watches new tasks, not a job: give one of them',
       `taskctl watch --job ${options.job}`,
     );
-  const [{ endShortIfLost, readJob, warnIfIncomplete }, { checkChunkTask, goneChunkTask }] = await Promise.all([
+  const [{ endShortIfLost, readJob, warnIfIncomplete }, { chunkTaskChecks }] = await Promise.all([
     import('./job/journaled-job.js'),
     import('./job/job-chunks.js'),
   ]);
@@ -58,20 +57,7 @@ async function watched(
   // settled before any output (a reader of stdout that goes away must not make it 0).
   endShortIfLost(ctx, job);
   warnIfIncomplete(ctx, job, (id) => `taskctl watch --job ${id}`);
-  // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
-  const chunks = new Map<number, CreatedChunk[]>();
-  for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
-  return {
-    ids: job.created.map((chunk) => chunk.task),
-    verify: (task) => {
-      for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
-    },
-    // A chunk's task the service no longer has: exit 8 naming the resume that records it lost.
-    missing: (id) => {
-      const [chunk] = chunks.get(id) ?? [];
-      if (chunk !== undefined) throw goneChunkTask(job, chunk);
-    },
-  };
+  return { ids: job.created.map((chunk) => chunk.task), ...chunkTaskChecks(job) };
 }
 
 /**

@@ -128,6 +128,29 @@ export function checkChunkTask(
 }
 
 /**
+ * The checks a follow of a job's tasks makes (`wait --job`, `watch --job`): `verify`, each task read against the chunks
+ * naming its id (`checkChunkTask`; two chunks may name one id, the service having given it out again), and `missing`,
+ * a chunk's task the service says does not exist (`goneChunkTask`: exit 8 naming the resume that records it lost).
+ */
+export function chunkTaskChecks(job: Parameters<typeof checkChunkTask>[0] & { created: readonly CreatedChunk[] }): {
+  verify: (task: Task) => true;
+  missing: (id: number) => void;
+} {
+  const chunks = new Map<number, CreatedChunk[]>();
+  for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
+  return {
+    verify: (task) => {
+      for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
+      return true;
+    },
+    missing: (id) => {
+      const [chunk] = chunks.get(id) ?? [];
+      if (chunk !== undefined) throw goneChunkTask(job, chunk);
+    },
+  };
+}
+
+/**
  * Chunk `chunk`'s task is not on the service at all (a read of its id: not found): the service's ids started again and
  * never reached it, or it was removed. Lost as a chunk whose id names another task is (`lostProof`): exit 8 naming the
  * resume that records it, never the not-found error's `taskctl list` (a job's id was the service's once).

@@ -3,7 +3,7 @@ import type { Output, Process, Runtime, Service, Store } from '../capabilities.j
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { endShortIfLost, readJob, requireComplete, warnIfRefused } from './journaled-job.js';
-import { checkChunkTask, goneChunkTask, type CreatedChunk } from './job-chunks.js';
+import { chunkTaskChecks } from './job-chunks.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,
@@ -20,10 +20,6 @@ export async function runWaitJob(
   requireComplete(job, 'wait --job');
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
-  // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
-  // Two chunks may name one id (the service gave it out again, its ids having started again): each is checked.
-  const chunks = new Map<number, CreatedChunk[]>();
-  for (const chunk of job.created) chunks.set(chunk.task, [...(chunks.get(chunk.task) ?? []), chunk]);
   await waitForTasks(
     ctx,
     job.created.map((chunk) => chunk.task),
@@ -31,15 +27,8 @@ export async function runWaitJob(
       ...options,
       showCommand: `taskctl show --job ${file}`,
       resumeCommand: `taskctl wait --job ${file}`,
-      verify: (task) => {
-        for (const chunk of chunks.get(task.id) ?? []) checkChunkTask(job, chunk, task);
-        return true;
-      },
-      // A chunk's task the service no longer has: exit 8 naming the resume that records it lost.
-      missing: (id) => {
-        const [chunk] = chunks.get(id) ?? [];
-        if (chunk !== undefined) throw goneChunkTask(job, chunk);
-      },
+      // Each task is checked against its chunk as it is seen: by service and count (and its items, when read with them).
+      ...chunkTaskChecks(job),
     },
   );
 }
