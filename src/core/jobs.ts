@@ -157,10 +157,9 @@ export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'b
  * `readJobs` at a glance, for TAB completion: each journal's first record and its last line, never what lies between
  * (store/journal-file.ts `glanceJournal`), so a keypress costs a bounded read per job whatever the journals' sizes.
  * Its state is `jobState`'s, as in `jobs`, from what the last line tells: finished is a last `done` record, `lost`
- * when that record counts lost chunks (or, written before the count, the journal holds `lost` records: `lostAtDone`); `superseded`
- * and `refused` when the last record says so. The rare damaged
- * journal that `jobs` finds unfinished after all is offered as finished. A first record that is no job is
- * `unreadable`, as in `jobs`.
+ * when that record counts lost chunks (or, written before the count, the journal holds `lost` records: `lostAtDone`);
+ * `superseded` and `refused` when the last record says so. The rare damaged journal that `jobs` finds unfinished after
+ * all is offered as finished. A first record that is no job is `unreadable`, as in `jobs`.
  */
 export function glanceJobs(store: JobStore): JobGlance[] {
   return newestFirst(store.list().flatMap((stored) => glanceRow(store, stored) ?? []));
