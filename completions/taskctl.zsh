@@ -1,7 +1,8 @@
 #compdef taskctl
 # zsh completion for taskctl
 # Generated from the command tree by `npm run completions` (also printed by `taskctl completion SHELL`); do not edit.
-# Install: taskctl completion zsh > "${fpath[1]}/_taskctl"   (a directory in $fpath; then restart zsh)
+# Install: mkdir -p ~/.zfunc && taskctl completion zsh > ~/.zfunc/_taskctl
+#    then: fpath=(~/.zfunc $fpath) in ~/.zshrc, before compinit; restart zsh
 #      or: echo 'source <(taskctl completion zsh)' >> ~/.zshrc   (after compinit)
 
 # $1 = command path: sets __taskctl_list to 'name:description' of its subcommands.

@@ -12,7 +12,9 @@ export function registerCompletion(program: Command, run: RunAction): void {
       examples([
         'mkdir -p ~/.local/share/bash-completion/completions',
         'taskctl completion bash > ~/.local/share/bash-completion/completions/taskctl',
-        'taskctl completion zsh > "${fpath[1]}/_taskctl"',
+        'mkdir -p ~/.zfunc',
+        'taskctl completion zsh > ~/.zfunc/_taskctl',
+        'fpath=(~/.zfunc $fpath)   # in ~/.zshrc, before compinit; then a new shell',
         'mkdir -p ~/.config/fish/completions',
         'taskctl completion fish > ~/.config/fish/completions/taskctl.fish',
         'source <(taskctl completion bash)',

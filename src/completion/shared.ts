@@ -32,12 +32,12 @@ export interface ScriptWriter {
 
 /**
  * Starts a script with its header: `first` lines (zsh's `#compdef`), what it is, that it is generated, and how to
- * install it (`install[0]`, then alternatives).
+ * install it (`install[0]`, then alternatives; a `{ then }` is the step that finishes the one before it).
  */
 export function startScript(
   model: CompletionModel,
   shell: string,
-  install: string[],
+  install: ReadonlyArray<string | { then: string }>,
   first: string[] = [],
 ): ScriptWriter {
   const prog = model.program;
@@ -48,7 +48,9 @@ export function startScript(
     ...first,
     `# ${shell} completion for ${prog}`,
     `# ${GENERATED_NOTE}`,
-    ...install.map((line, index) => `${index === 0 ? '# Install: ' : '#      or: '}${line}`),
+    ...install.map((line, index) =>
+      typeof line === 'string' ? `${index === 0 ? '# Install: ' : '#      or: '}${line}` : `#    then: ${line.then}`,
+    ),
     '',
   );
   return { ident, fn: `__${ident}`, commands: allCommands(model), out, text: () => `${lines.join('\n')}\n` };

@@ -42,7 +42,8 @@ export function zshScript(model: CompletionModel): string {
     model,
     'zsh',
     [
-      `${prog} completion zsh > "\${fpath[1]}/_${prog}"   (a directory in $fpath; then restart zsh)`,
+      `mkdir -p ~/.zfunc && ${prog} completion zsh > ~/.zfunc/_${prog}`,
+      { then: 'fpath=(~/.zfunc $fpath) in ~/.zshrc, before compinit; restart zsh' },
       `echo 'source <(${prog} completion zsh)' >> ~/.zshrc   (after compinit)`,
     ],
     [`#compdef ${prog}`],

@@ -7,7 +7,7 @@
 import type { Task } from '../api/schemas.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
-import { statusFilter } from '../lib/task-state.js';
+import { disagreeingCountsWarner, statusFilter } from '../lib/task-state.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
 import type { ListOptions as TableView } from '../output/printer-types.js';
@@ -103,6 +103,11 @@ export async function runList(
   const out = idsOnly(ctx.globals)
     ? idLines(ctx.printer, (task: Task) => task.id)
     : ctx.printer.stream(columns, (task: Task) => task, view);
+  // Counts that contradict each other, of a task listed, are warned about as a wait warns them, on stderr: a table's
+  // once its spinner is gone (the table is drawn at the end), the formats that stream as their rows go.
+  const table = ctx.printer.format === 'table';
+  const held: string[] = [];
+  const warnCounts = disagreeingCountsWarner((text) => (table ? held.push(text) : ctx.printer.warn(text)));
   // A server whose pages never end (total_pages growing, ids repeating) stops the walk with exit 8; a search has no
   // page cap of its own (a failed task on page 2,000 is still found), and the guard's memory stays bounded however
   // long it reads (lib/page-guard.ts).
@@ -130,6 +135,7 @@ export async function runList(
       let rows = fresh.filter(plan.matches);
       if (plan.limit !== undefined) rows = rows.slice(0, plan.limit - end.printed);
       out.write(rows);
+      for (const task of rows) warnCounts(task);
       end.printed += rows.length;
       end.done = end.page;
       const more = end.page < meta.total_pages && tasks.length > 0;
@@ -141,9 +147,7 @@ export async function runList(
   };
   try {
     // A table is drawn once every page is read: a spinner counts the pages meanwhile (other formats stream).
-    await (ctx.printer.format === 'table'
-      ? ctx.spin(plan.search ? 'searching tasks' : 'reading tasks', walk)
-      : walk(() => undefined));
+    await (table ? ctx.spin(plan.search ? 'searching tasks' : 'reading tasks', walk) : walk(() => undefined));
   } catch (error) {
     // No `[]` for a command that failed, and an array cut short stays unterminated.
     await out.abort();
@@ -155,6 +159,7 @@ export async function runList(
     view.emptyMessage =
       `No results: page ${formatCount(end.page)} is past the end (the list has ${counted(end.totalPages, 'page')}); ` +
       `use --page ${formatCount(end.totalPages)} or --all.`;
+  for (const text of held) ctx.printer.warn(text);
   await out.end();
   afterList(ctx, plan, end);
 }

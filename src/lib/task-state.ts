@@ -235,11 +235,13 @@ function countsDisagree(counts: ItemCounts): boolean {
 }
 
 /**
- * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`): its progress is shown as at
- * most 100%, and only its status says it finished.
+ * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for every command that shows
+ * a task's counts (`wait` and every `--wait`, `show`, `list`): only its status says it finished. `shown`: what the
+ * command shows of the counts beyond them (a wait's progress: at most 100%).
  */
 export function disagreeingCountsWarner(
   warn: (message: string) => void,
+  shown?: string,
 ): (task: TaskStateFields & { id: number }) => void {
   const seen = new Set<number>();
   return (task) => {
@@ -249,7 +251,7 @@ export function disagreeingCountsWarner(
     seen.add(task.id);
     const counted = (counts.completed ?? 0) + (counts.failed ?? 0);
     warn(
-      `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; its progress is shown as at most 100%, and only its status says when it is finished`,
+      `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; ${shown === undefined ? '' : `${shown}, and `}only its status says when it is finished`,
     );
   };
 }

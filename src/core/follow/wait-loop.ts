@@ -311,7 +311,7 @@ export async function waitForTasks(
   const display = new FollowDisplay({ progress, clock: ctx.clock, ids, allowItemFailures, serviceNow: onService });
   const warn = (text: string): void => progress.interject(() => ctx.printer.warn(text));
   const warnUnknown = unknownStatusWarner(warn);
-  const warnCounts = disagreeingCountsWarner(warn);
+  const warnCounts = disagreeingCountsWarner(warn, 'its progress is shown as at most 100%');
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
   const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
   const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;

@@ -145,7 +145,8 @@ function earlierChunks(
     return theirs;
   };
   const lostNow = () => {
-    // Two reads answered at once (the follow reads ahead) may each have found one chunk: it is named once.
+    // A chunk is found again when its task is read again before the wait can end (a later chunk's read failed, and the
+    // next round reads the page listing the earlier ones first: their new status is a change, checked again): once.
     const numbers = [...new Set(found.map(({ chunk }) => chunk))].sort((a, b) => a - b);
     record();
     return new LostChunksError(

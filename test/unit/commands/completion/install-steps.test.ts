@@ -1,8 +1,8 @@
 /**
  * Every completion install step people copy (the README's, `completion --help`'s examples, the `# Install:` lines at
  * the top of the scripts) works in a fresh HOME: a step that writes into a directory makes it first (`mkdir -p`), as a
- * new machine has no `~/.config/fish/completions`. Each step runs in `sh` with a stand-in `taskctl` on PATH; steps
- * that name zsh's `$fpath` or `source` into the running shell are not `sh`'s to run and are left out.
+ * new machine has no `~/.config/fish/completions` (nor `~/.zfunc`). Each step runs in `sh` with a stand-in `taskctl` on
+ * PATH; steps that name zsh's `$fpath` or `source` into the running shell are not `sh`'s to run and are left out.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -83,11 +83,11 @@ describe('completion install steps in a fresh HOME', () => {
       const before = lines[i - 1] ?? '';
       return [before.startsWith('mkdir -p ') ? `${before}\n${line}` : line];
     });
-    expect(steps.length).toBe(2);
+    expect(steps.length).toBe(3);
     for (const step of steps) expectWorks(step);
   });
 
-  for (const shell of ['bash', 'fish']) {
+  for (const shell of ['bash', 'zsh', 'fish']) {
     it(`the # Install lines of the ${shell} script`, async () => {
       const script = await runTaskctl(['completion', shell]);
       const steps = Array.from(script.stdout.matchAll(/^# (?:Install| {5}or): (.*)$/gm), (m) => m[1] ?? '').filter(
@@ -97,4 +97,21 @@ describe('completion install steps in a fresh HOME', () => {
       for (const step of steps) expectWorks(step);
     });
   }
+
+  it("zsh: the README, --help and the script's header give the same steps: ~/.zfunc made, then put on fpath", async () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const help = (await runTaskctl(['completion', '--help'])).stdout;
+    const script = (await runTaskctl(['completion', 'zsh'])).stdout.split('\n\n')[0] ?? '';
+    // A fresh HOME has no ~/.zfunc, and the first directory of zsh's own fpath is not the user's to write.
+    for (const [where, text] of [
+      ['README', readme.slice(readme.indexOf('## Shell completion'))],
+      ['--help', help],
+      ['the script', script],
+    ] as const) {
+      expect(text, where).toContain('mkdir -p ~/.zfunc');
+      expect(text, where).toContain('taskctl completion zsh > ~/.zfunc/_taskctl');
+      expect(text, where).toContain('fpath=(~/.zfunc $fpath)');
+      expect(text, where).not.toContain('${fpath[1]}');
+    }
+  });
 });

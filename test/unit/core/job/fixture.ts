@@ -19,6 +19,8 @@ export interface JournalSpec {
   service?: string;
   /** Appends the `done` record. Default: every chunk has a task. */
   done?: boolean;
+  /** The `created_at` each `created` record keeps of its task (a task read under the id made at another time is lost). */
+  createdAt?: string;
 }
 
 /** Writes the journal into a fresh directory (removed after the test) and returns its path. */
@@ -57,7 +59,15 @@ export function writeJournal(spec: JournalSpec, dir = tempDir()): string {
       before: [],
       before_complete: true,
     });
-    if (task !== undefined) lines.push({ type: 'created', chunk, task, cost: count, how: 'answered' });
+    if (task !== undefined)
+      lines.push({
+        type: 'created',
+        chunk,
+        task,
+        cost: count,
+        how: 'answered',
+        ...(spec.createdAt !== undefined && { created_at: spec.createdAt }),
+      });
   });
   const complete = spec.tasks.length === chunks && spec.tasks.every((task) => task !== undefined);
   if (spec.done ?? complete) lines.push({ type: 'done', tasks: chunks, items: spec.items, cost: spec.items });
