@@ -235,9 +235,9 @@ function countsDisagree(counts: ItemCounts): boolean {
 }
 
 /**
- * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for every command that shows
- * a task's counts (`wait` and every `--wait`, `show`, `list`): only its status says it finished. `shown`: what the
- * command shows of the counts beyond them (a wait's progress: at most 100%).
+ * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for `wait` and every
+ * `--wait`, `show` and `list`: only its status says it finished. `shown`: what the command shows of the counts beyond
+ * them (a wait's progress: at most 100%).
  */
 export function disagreeingCountsWarner(
   warn: (message: string) => void,

@@ -4,9 +4,10 @@
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
  * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
  * way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
- * status or service name than any kept room for); the rest is never cut.
+ * status or service name than any kept room for); where even a cut service leaves the counts no room (a long id, a
+ * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut.
  */
-import type { StyledPart } from './printer.js';
+import { WRAPPED_INDENT, type StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
 import { neutralise } from '../lib/sanitize.js';
 import { parseTimestamp } from '../lib/timestamp.js';
@@ -66,6 +67,12 @@ const SERVICE_CUT = 14;
 const SERVICE_ROOM = 25;
 const COUNTS_ROOM = 16;
 
+/**
+ * The narrowest a service name is cut to (`domain_…`, `email_v…`) so that a line whose id is long (ten digits and more)
+ * keeps its counts on it, or, on a terminal too narrow for the line, on the line it continues on.
+ */
+const SERVICE_TIGHT = 8;
+
 /** Between two columns. */
 const GAP = '  ';
 
@@ -74,8 +81,10 @@ const GAP = '  ';
  * may use on a terminal), the service column is set from the first line to what the width leaves once the counts have
  * their room (`COUNTS_ROOM`, or the room a task asked for, taken from the service column only down to SERVICE_CUT), names cut
  * with `…`, and it never narrows afterwards; `lineWidth` given as a function is read at each line (a resized
- * terminal). At least SERVICE_MIN: a terminal narrower than that and the counts' room gets the line whole, for the printer to wrap
- * at its spaces.
+ * terminal). At least SERVICE_MIN: a line with less room (a long id, a narrow terminal) keeps for the counts only the
+ * room its tasks need (`room`), the service cut down to SERVICE_TIGHT; with less still, it is broken after the id
+ * (`StyledPart.lineBreak`) and the service cut so that the rest fits under it; narrower than that, the printer wraps
+ * the line at its spaces.
  */
 export function eventLineFormatter(lineWidth?: number | (() => number | undefined)): (line: EventLine) => StyledPart[] {
   const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
@@ -95,15 +104,30 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     const columns = typeof lineWidth === 'function' ? lineWidth() : lineWidth;
     const free = columns === undefined ? undefined : columns - textWidth(head) - 2 * GAP.length - width.status;
     let serviceWidth = width.service;
-    if (free !== undefined && free >= SERVICE_MIN + COUNTS_ROOM) {
+    /** The line cannot fit: broken after the id, the rest under it (`StyledPart.lineBreak`). */
+    let broken = false;
+    if (columns !== undefined && free !== undefined && free >= SERVICE_MIN + COUNTS_ROOM) {
       const floor = Math.min(SERVICE_CUT, free - COUNTS_ROOM);
       const room = Math.min(Math.max(width.room, COUNTS_ROOM), free - floor);
       width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), free - room));
       serviceWidth = width.column;
+    } else if (columns !== undefined && free !== undefined) {
+      // A long id, or a narrow terminal: the counts keep only the room the tasks so far need, the service gives way
+      // down to SERVICE_TIGHT. Narrower still, the line cannot fit: it is broken after the id, and the service gives
+      // way so that the rest (service, status, counts) fits whole under it, the columns aligned from line to line.
+      const onLine = free - width.room;
+      const under = columns - WRAPPED_INDENT.length - 2 * GAP.length - width.status - width.room;
+      broken = onLine < SERVICE_TIGHT && under >= SERVICE_TIGHT;
+      const cut = broken ? under : onLine;
+      if (cut >= SERVICE_TIGHT) {
+        width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), cut));
+        serviceWidth = width.column;
+      }
     }
     const shown = service.length > serviceWidth ? truncateText(service, serviceWidth) : service;
     const parts: StyledPart[] = [
-      { text: `${head}${shown.padEnd(serviceWidth)}${GAP}` },
+      ...(broken ? [{ text: head.trimEnd() }, { text: GAP, lineBreak: true as const }] : [{ text: head }]),
+      { text: `${shown.padEnd(serviceWidth)}${GAP}` },
       { text: status, status: line.task ?? true },
     ];
     const tail = `${' '.repeat(width.status - status.length)}${GAP}${line.rest}`.trimEnd();

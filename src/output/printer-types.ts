@@ -111,6 +111,11 @@ export interface StyledPart {
   /** Coloured as a status: by the task's tone when a task is given (its counts matter), else by the word. */
   status?: boolean | TaskStateFields;
   style?: 'dim' | 'bold' | 'yellow' | 'red' | 'green' | 'cyan';
+  /**
+   * At a terminal, the line is broken here and goes on under it, indented as a wrapped line is (`styledLine`), instead
+   * of showing `text`: a line that cannot fit breaks where its writer chose, not at whichever space the width reaches.
+   */
+  lineBreak?: true;
 }
 
 export interface Printer {

@@ -67,6 +67,9 @@ async function liveProgress(base: PrinterBase): Promise<Progress> {
   };
 }
 
+/** Where a `styledLine` too wide for the terminal goes on, under its start. */
+export const WRAPPED_INDENT = '  ';
+
 export function createPrinter(options: PrinterOptions): Printer {
   const base = printerBase(options);
   const { io, format, quiet, out, err } = base;
@@ -99,8 +102,10 @@ export function createPrinter(options: PrinterOptions): Printer {
     },
 
     styledLine(parts) {
+      const width = base.terminalWidth;
       const text = parts.map((part) => {
         if (typeof part === 'string') return oneLine(base, part);
+        if (part.lineBreak === true && width !== undefined) return `\n${WRAPPED_INDENT}`;
         const inert = oneLine(base, part.text);
         if (part.status === true) return paintByStatus(inert);
         if (part.status) return paintByStatus(inert, part.status);
@@ -108,8 +113,7 @@ export function createPrinter(options: PrinterOptions): Printer {
       });
       // On a terminal wrapped at spaces (a line the terminal wraps is cut inside a word); one line each in a pipe.
       const line = text.join('');
-      const width = base.terminalWidth;
-      io.stdout.write(`${width === undefined || !wrap ? line : wrap(line, width, '  ')}\n`);
+      io.stdout.write(`${width === undefined || !wrap ? line : wrap(line, width, WRAPPED_INDENT)}\n`);
     },
 
     blank() {

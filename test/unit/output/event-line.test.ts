@@ -107,6 +107,39 @@ describe('eventLineFormatter', () => {
     expect(first).toBe('2025-01-15T12:00:00Z  task 7       domain_chec…  processing  5/100');
   });
 
+  /** The line as the printer shows it at a terminal: a `lineBreak` part starts a line indented two columns. */
+  const shown = (format: ReturnType<typeof eventLineFormatter>, at: EventLine) =>
+    format(at)
+      .map((part) => (part.lineBreak === true ? '\n  ' : part.text))
+      .join('')
+      .trimEnd();
+
+  it('at 80 columns, ids of ten digits and more: the service gives way further (down to 8), so the counts stay on the line', () => {
+    for (const id of [1_234_567_890, 1_234_567_890_123]) {
+      const format = eventLineFormatter(79);
+      const lines = [
+        shown(format, { ...line('domain_check_availability', '0/1', 13), id }),
+        shown(format, { ...line('email_verify', '1/1, 1 failed', 13), id, status: 'completed' }),
+      ];
+      expect(lines[0]).toMatch(new RegExp(`^\\S+Z  task ${id}  domain_\\S*…  processing  0/1$`));
+      expect(lines[1]).toMatch(new RegExp(`^\\S+Z  task ${id}  email_v\\S*\\s+completed {3}1/1, 1 failed$`));
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(79);
+    }
+  });
+
+  it('too narrow for the line (50 columns): broken after the id, the rest aligned under it, the counts whole', () => {
+    const format = eventLineFormatter(49);
+    const lines = [
+      shown(format, { ...line('domain_check_availability', '0/1', 13), id: 1_234_567_890 }),
+      shown(format, { ...line('email_verify', '1/1, 1 failed', 13), id: 1_234_567_891 }),
+    ];
+    expect(lines).toEqual([
+      '2025-01-15T12:00:00Z  task 1234567890\n  domain_check_availa…  processing  0/1',
+      '2025-01-15T12:00:00Z  task 1234567891\n  email_verify          processing  1/1, 1 failed',
+    ]);
+    for (const l of lines.flatMap((both) => both.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(49);
+  });
+
   it('given as a function, the width is read at each line, not when the formatter is made (a resized terminal)', () => {
     let columns = 39;
     const format = eventLineFormatter(() => columns);

@@ -244,4 +244,15 @@ describe('styled lines (webhook listen) on a terminal', () => {
     printer.styledLine(parts);
     expect(out().split('\n')).toHaveLength(2);
   });
+
+  it('break where a part says (lineBreak) at a terminal, the rest indented; in a pipe the part is its text', () => {
+    const broken = ['2026-11-25T18:04:00Z  task 1234567890', { text: '  ', lineBreak: true as const }, 'email_verify'];
+    const memory = createMemoryIO({ stdoutTTY: true, stderrTTY: true, columns: 50 });
+    const printer = createPrinter({ io: memory.io, format: 'table', color: false, wrap: wrapText, wrapWidth: 49 });
+    printer.styledLine(broken);
+    expect(memory.stdout.text()).toBe('2026-11-25T18:04:00Z  task 1234567890\n  email_verify\n');
+    const piped = setup('table', 50, false);
+    piped.printer.styledLine(broken);
+    expect(piped.out()).toBe('2026-11-25T18:04:00Z  task 1234567890  email_verify\n');
+  });
 });
