@@ -45,8 +45,9 @@ function clean(text: string): string {
 async function jobValues(ctx: Store & Runtime): Promise<string[]> {
   const { currentJobs, glanceJobs } = await import('./jobs.js');
   const { jobStore } = await import('./job/registry.js');
+  const { cacheDirectory } = await import('../store/cache-dir.js');
   // A glance at each journal (its first record and its end), never a full read: a TAB stays quick whatever their sizes.
-  const jobs = await currentJobs(ctx, glanceJobs(jobStore(ctx.env)), false);
+  const jobs = await currentJobs(ctx, glanceJobs(jobStore(ctx.env), cacheDirectory(ctx.env)), false);
   // An unreadable job has no service to show: its state alone.
   return jobs.map((job) => `${job.id}\t${[clean(job.service), job.state].filter(Boolean).join(' ')}`);
 }

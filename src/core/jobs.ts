@@ -31,7 +31,8 @@ import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
 import { cacheDirectory } from '../store/cache-dir.js';
-import { retireJobPlace, sweepRetiredPlaces } from '../store/job-places.js';
+import { lastJobPlace, retireJobPlace, sweepRetiredPlaces, type RemovedAs } from '../store/job-places.js';
+import { endedFrom, tasksOnService, tasksSinceCommand } from './job/removed-place.js';
 import { coveringChunk, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
@@ -54,7 +55,13 @@ export interface JobsOptions {
  * `lost`: finished, but the service no longer has the tasks of some of its chunks (its ids started again), as a run
  * found and recorded (journal-records.ts `lost`); it goes as a finished job does.
  */
-export type JobStateName = 'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'lost' | 'unreadable';
+/**
+ * `ended-elsewhere`: unfinished here, but the file this user last ran it from (a copy of the state directory) was
+ * removed as the job ended there (store/job-places.ts `removed`): its resume here is refused (exit 2), its tasks are
+ * on the service, and it goes as a finished job does, its age counted from that removal.
+ */
+export type JobStateName =
+  'running' | 'interrupted' | 'refused' | 'superseded' | 'finished' | 'lost' | 'ended-elsewhere' | 'unreadable';
 
 /**
  * The one rule of a job's state, for `taskctl jobs` (its journal read through) and TAB completion (a glance at its
@@ -66,17 +73,30 @@ function jobState(facts: {
   done: boolean;
   lost: number;
   running: boolean;
+  endedElsewhere: boolean;
   superseded: boolean;
   refused: boolean;
 }): JobStateName {
   if (facts.done) return facts.lost > 0 ? 'lost' : 'finished';
   if (facts.running) return 'running';
+  if (facts.endedElsewhere) return 'ended-elsewhere';
   if (facts.superseded) return 'superseded';
   return facts.refused ? 'refused' : 'interrupted';
 }
 
-/** A job that has ended: pruned after the retention (`lost` is finished too). */
-const ended = (state: JobStateName) => state === 'finished' || state === 'lost';
+/** A job that has ended: pruned after the retention (`lost` is finished too, and one that ended elsewhere). */
+const ended = (state: JobStateName) => state === 'finished' || state === 'lost' || state === 'ended-elsewhere';
+
+/**
+ * Where an unfinished job ended instead, when it did (JobRow `endedElsewhere`): the file this user last ran it from,
+ * removed as the job ended there. The same rule as its resume's refusal (core/submit/journaled-run.ts lastPlaceOf).
+ */
+function endedElsewhere(cacheDir: string, id: string): JobRow['endedElsewhere'] {
+  const removed = lastJobPlace(cacheDir, id);
+  if (removed?.removed === undefined) return undefined;
+  const atMs = Date.parse(removed.removed.at);
+  return { path: removed.path, as: removed.removed.as, atMs: Number.isFinite(atMs) ? atMs : 0 };
+}
 
 /** One job as `jobs` shows it (and `-o json` prints it). */
 export interface JobRow {
@@ -114,6 +134,13 @@ export interface JobRow {
    * own journal; `theirs`, only in the journal of the job that took it over; `in-doubt`, nowhere yet (that job sent it).
    */
   coverTask?: 'own' | 'theirs' | 'in-doubt';
+  /** The journal it ended in, removed since (state `ended-elsewhere`). */
+  ended_in?: string;
+  /**
+   * Not shown: how it ended there, and when that journal was removed (ms; 0 when the record cannot say), from which
+   * its retention is counted (state `ended-elsewhere`).
+   */
+  endedElsewhere?: { path: string; as: RemovedAs; atMs: number };
   /**
    * An unfinished job's: the jobs that took one of its chunks over (not it whole). Its resume takes tasks from them, so
    * they are kept while it is (`pruneJobs`).
@@ -137,9 +164,12 @@ export const JOB_COLUMNS: Array<Column<JobRow>> = [
 /** What the journal says, or `-` for a job whose journal cannot be read. */
 const known = <T>(row: JobRow, value: T): T | string => (row.state === 'unreadable' ? '-' : value);
 
-/** Every job this machine knows, newest first; one whose journal cannot be read is a row of state `unreadable`. */
-export function readJobs(store: JobStore): JobRow[] {
-  return newestFirst(store.list().flatMap((stored) => jobRow(store, stored) ?? []));
+/**
+ * Every job this machine knows, newest first; one whose journal cannot be read is a row of state `unreadable`.
+ * `cacheDir`: where this user's records of the jobs' places are (an unfinished job may have ended elsewhere).
+ */
+export function readJobs(store: JobStore, cacheDir: string): JobRow[] {
+  return newestFirst(store.list().flatMap((stored) => jobRow(store, stored, cacheDir) ?? []));
 }
 
 /**
@@ -161,11 +191,11 @@ export type JobGlance = Pick<JobRow, 'id' | 'started' | 'service' | 'state' | 'b
  * `superseded` and `refused` when the last record says so. The rare damaged journal that `jobs` finds unfinished after
  * all is offered as finished. A first record that is no job is `unreadable`, as in `jobs`.
  */
-export function glanceJobs(store: JobStore): JobGlance[] {
-  return newestFirst(store.list().flatMap((stored) => glanceRow(store, stored) ?? []));
+export function glanceJobs(store: JobStore, cacheDir: string): JobGlance[] {
+  return newestFirst(store.list().flatMap((stored) => glanceRow(store, stored, cacheDir) ?? []));
 }
 
-function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
+function glanceRow(store: JobStore, stored: StoredJob, cacheDir: string): JobGlance | undefined {
   const unreadable = unreadableGlance(stored);
   let ends;
   try {
@@ -188,6 +218,7 @@ function glanceRow(store: JobStore, stored: StoredJob): JobGlance | undefined {
       done,
       lost: done ? lostAtDone(stored.path, ends.last) : 0,
       running,
+      endedElsewhere: !done && !running && endedElsewhere(cacheDir, stored.id) !== undefined,
       superseded: supersededIn(ends.last) !== undefined,
       refused: isRefusedRecord(ends.last),
     }),
@@ -236,7 +267,7 @@ const UNKNOWN_IN_JSON = {
 };
 
 /** One job's row from its journal read a record at a time (`JobFold`): one journal's state in memory, never its lines. */
-function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
+function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | undefined {
   let state;
   const fold = new JobFold(stored.path, { counts: true });
   try {
@@ -267,6 +298,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
+  const elsewhere = state.done || running ? undefined : endedElsewhere(cacheDir, stored.id);
   const takeover = running ? undefined : settledTakeover(store, state);
   const over = takeover?.job;
   const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
@@ -284,6 +316,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
       done: state.done,
       lost: lost.length,
       running,
+      endedElsewhere: elsewhere !== undefined,
       superseded: over !== undefined,
       refused: refused > 0,
     }),
@@ -292,6 +325,7 @@ function jobRow(store: JobStore, stored: StoredJob): JobRow | undefined {
     bytes: diskBytes(stored),
     account: job.account,
     own: stored.own,
+    ...(elsewhere !== undefined && { ended_in: elsewhere.path, endedElsewhere: elsewhere }),
     ...(over !== undefined && { superseded_by: over }),
     ...(takeover !== undefined && { coverTask: takeover.task }),
     ...(takers.length > 0 && { taken_over_by: takers }),
@@ -350,11 +384,15 @@ export function pruneJobs(
   odd: OddLock,
 ): JobRow[] {
   const remove = (row: JobRow) => {
+    // One that ended elsewhere is as old as that journal's removal, at least: its own last write may be much older.
+    const since = row.endedElsewhere?.atMs ?? 0;
     try {
       const removed = store.removeLocked({ id: row.id, path: row.journal }, (mtimeMs) =>
-        expired(mtimeMs, keepMs, nowMs),
+        expired(Math.max(mtimeMs, since), keepMs, nowMs),
       );
-      if (removed) retireJobPlace(cacheDir, row.id, row.journal, ended(row.state) ? 'finished' : 'superseded', nowMs);
+      // The record of where it ended stays as it is: it names that journal, and how the job ended there.
+      if (removed && row.endedElsewhere === undefined)
+        retireJobPlace(cacheDir, row.id, row.journal, removedAs(row.state), nowMs);
       return removed;
     } catch (error) {
       return leftForOdd(error, row.id, odd);
@@ -397,6 +435,10 @@ export function pruneJobs(
   if (removed.length > 0) sweepRetiredPlaces(cacheDir, Math.max(keepMs, RETIRED_PLACE_MS), nowMs);
   return removed;
 }
+
+/** What a pruned job's record says it was (store/job-places.ts retireJobPlace): `lost` is never called finished. */
+const removedAs = (state: JobStateName): RemovedAs =>
+  state === 'lost' ? 'lost' : state === 'finished' ? 'finished' : 'superseded';
 
 /** How long the record of where a removed journal ran is kept at least (store/job-places.ts retireJobPlace). */
 const RETIRED_PLACE_MS = LONGEST_DURATION_MS;
@@ -486,10 +528,11 @@ export async function pruneExpired(ctx: Service & Runtime, jobs: JobStore | unde
   const now = ctx.clock.now();
   const old = store.list().filter((job) => job.own && now - job.mtimeMs >= keep);
   if (old.length > 0) {
-    const rows = old.flatMap((stored) => jobRow(store, stored) ?? []);
+    const cacheDir = cacheDirectory(ctx.env);
+    const rows = old.flatMap((stored) => jobRow(store, stored, cacheDir) ?? []);
     // Every job is read only when a finished one is due: a superseded job not due yet keeps the job that took it over.
-    const all = rows.some((row) => ended(row.state)) ? readJobs(store) : rows;
-    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, now, all, skip);
+    const all = rows.some((row) => ended(row.state)) ? readJobs(store, cacheDir) : rows;
+    pruneJobs(store, cacheDir, rows, keep, now, all, skip);
     pruneUnrecorded(
       store,
       old.filter((stored) => holdsNothing(stored.path)),
@@ -549,15 +592,14 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
     if (!odd.has(id)) odd.set(id, error);
   };
   const store = listingStore(jobStore(ctx.env), noteOdd);
-  let rows = readJobs(store);
+  const cacheDir = cacheDirectory(ctx.env);
+  let rows = readJobs(store, cacheDir);
   const keep = options.prune === true ? 0 : await retentionMs(ctx);
   // Reading the journals and removing them run without a turn of the event loop: a Ctrl-C or SIGTERM that came
   // meanwhile is heard here, before anything is removed.
   await new Promise(setImmediate);
   if (ctx.signal.aborted) throw new InterruptedError('interrupted', 'Nothing was removed.');
-  const removed = new Set(
-    pruneJobs(store, cacheDirectory(ctx.env), rows, keep, ctx.clock.now(), rows, noteOdd).map((row) => row.id),
-  );
+  const removed = new Set(pruneJobs(store, cacheDir, rows, keep, ctx.clock.now(), rows, noteOdd).map((row) => row.id));
   const forgotten = options.prune === true ? forgetNotJournals(store, rows) : [];
   for (const id of forgotten) removed.add(id);
   let starts = unrecordedStarts(store);
@@ -591,8 +633,15 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   }
   const columns = pickColumns(JOB_COLUMNS, options.columns);
   const json = shown.map(
-    ({ account: _account, own: _own, coverTask: _coverTask, lost: _lost, notJournal: _no, ...row }) =>
-      row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row,
+    ({
+      account: _account,
+      own: _own,
+      coverTask: _coverTask,
+      lost: _lost,
+      notJournal: _no,
+      endedElsewhere: _elsewhere,
+      ...row
+    }) => (row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row),
   );
   await ctx.printer.list(shown, columns, json, {
     wide: options.wide === true,
@@ -602,6 +651,9 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);
   // And which of a job's chunks lost their task (its CHUNKS count them no more).
   for (const row of shown) if (row.lost !== undefined) ctx.printer.warn(`job ${row.id}: ${lostWords(row.lost)}`);
+  // And where a job ended that is unfinished here: never a resume (refused here), only where its tasks are.
+  for (const row of shown)
+    if (row.endedElsewhere !== undefined) ctx.printer.warn(endedElsewhereWords(row, row.endedElsewhere));
   warnOdd();
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const leftoverBytes = leftovers.kept.reduce((sum, left) => sum + left.size, 0);
@@ -674,6 +726,14 @@ function oddLockWords(error: NotRegularFileError): string {
   return `${error.message}; the job is listed by its journal, and neither removed nor continued while it is there. ${
     error.hint ?? 'Remove it, then try again.'
   }`;
+}
+
+/**
+ * A job that ended elsewhere (JobRow `endedElsewhere`), on stderr: where and how, that nothing is left to resume here
+ * (its resume is refused), when it goes, and the read that lists its tasks. No command that sends.
+ */
+function endedElsewhereWords(row: JobRow, ended: NonNullable<JobRow['endedElsewhere']>): string {
+  return `job ${row.id} ${endedFrom(ended.as, ended.path)}, which was removed since as ${ended.as} (taskctl jobs --prune or the job-retention): ${tasksOnService(ended.as)}, not in this journal; nothing is left to resume here, and this journal goes as a finished job's does; \`${tasksSinceCommand(row.service, row.started)}\` lists the tasks made since it started`;
 }
 
 /** A journal with no record (`unrecordedStarts`), in words a person reads. */

@@ -18,12 +18,16 @@ export interface JobPlaceRecord {
   dev: string;
   ino: string;
   /**
-   * That journal was removed as its job ended there (pruned: `jobs --prune` or the job-retention), when and as what:
-   * the record stays, so a copy of the job elsewhere never buys again what that run bought. Its device and inode then
-   * name no file any more (another file may have them by now).
+   * That journal was removed as its job ended there (pruned: `jobs --prune` or the job-retention), when and as what
+   * (`lost`: finished, but the service no longer had the tasks of some of its chunks): the record stays, so a copy of
+   * the job elsewhere never buys again what that run bought. Its device and inode then name no file any more (another
+   * file may have them by now).
    */
-  removed?: { at: string; as: 'finished' | 'superseded' };
+  removed?: { at: string; as: RemovedAs };
 }
+
+/** How a job whose journal was removed had ended there: the state `taskctl jobs` listed it in. */
+export type RemovedAs = 'finished' | 'lost' | 'superseded';
 
 /** A record is one short line: anything larger is not one of ours. */
 const MAX_BYTES = 8192;
@@ -56,7 +60,7 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
         path,
         dev,
         ino,
-        removed: { at: typeof at === 'string' ? at : '', as: as === 'superseded' ? as : 'finished' },
+        removed: { at: typeof at === 'string' ? at : '', as: as === 'superseded' || as === 'lost' ? as : 'finished' },
       };
     return { path, dev, ino };
   } catch {
@@ -81,13 +85,7 @@ export function recordJobPlace(cacheDir: string, id: string, place: JobPlaceReco
  * (core/submit/journaled-run.ts). One naming another file (a copy run under another state directory) stays as it is:
  * it is what tells that copy's original where the job went. Never throws: a record not written costs that guard.
  */
-export function retireJobPlace(
-  cacheDir: string,
-  id: string,
-  journal: string,
-  as: 'finished' | 'superseded',
-  nowMs: number,
-): void {
+export function retireJobPlace(cacheDir: string, id: string, journal: string, as: RemovedAs, nowMs: number): void {
   if (!JOB_ID.test(id)) return;
   const last = lastJobPlace(cacheDir, id);
   // The journal is gone already; its directory still resolves as it did when the record was written.

@@ -18,6 +18,9 @@ import { checkChunkTask, goneChunkTask, jobChunks, type CreatedChunk, type JobCh
 import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
+import { cacheDirectory } from '../../store/cache-dir.js';
+import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
+import { endedFrom, tasksOnService, tasksSinceCommand } from './removed-place.js';
 
 export interface JournaledJob {
   /** The path as the user gave it (for messages and hints). */
@@ -42,6 +45,12 @@ export interface JournaledJob {
   refused: JobChunk[];
   /** The job that took this one over whole (a re-run of the same items in the same chunks): its tasks are these items'. */
   supersededBy?: string;
+  /**
+   * Unfinished here, the file this user last ran it from removed as the job ended there (store/job-places.ts
+   * `removed`): its resume here is refused (exit 2), so no hint names it; its tasks are on the service since `since`
+   * (the job's start, ISO).
+   */
+  endedElsewhere?: { path: string; as: RemovedAs; since: string };
 }
 
 /**
@@ -70,6 +79,7 @@ export async function readJob(
   const chunks = jobChunks(state);
   const holder = state.done ? undefined : jobStore(ctx.env).runner(jobIdOf(job) ?? '', path);
   const over = standingTakeover(jobStore(ctx.env), state);
+  const place = state.done || holder ? undefined : lastJobPlace(cacheDirectory(ctx.env), jobIdOf(job) ?? '');
   const withTask = chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined);
   const read: JournaledJob = {
     file,
@@ -86,6 +96,9 @@ export async function readJob(
     refused: chunks.filter((chunk) => chunk.refused !== undefined),
     ...(holder && { runner: holderWords(holder) }),
     ...(over !== undefined && { supersededBy: over }),
+    ...(place?.removed !== undefined && {
+      endedElsewhere: { path: place.path, as: place.removed.as, since: job.created_at.replace(/\.\d+Z$/, 'Z') },
+    }),
   };
   warnIfLost(ctx, read, jobIdOf(job) ?? file);
   return read;
@@ -160,6 +173,12 @@ function requireNotSuperseded(job: JournaledJob, again: (id: string) => string):
 export function requireComplete(job: JournaledJob, command: string): void {
   if (job.unfinished.length === 0) return;
   requireNotSuperseded(job, (id) => `taskctl ${command} ${id}`);
+  const ended = job.endedElsewhere;
+  if (ended !== undefined)
+    throw new UsageError(
+      `the job in ${job.file} is incomplete: ${unfinishedText(job)}; it ${endedFrom(ended.as, ended.path)}, which was removed since as ${ended.as}; ${command} needs every task`,
+      `${capitalised(tasksOnService(ended.as))}: ${listedSince(job, ended)}`,
+    );
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
@@ -167,6 +186,12 @@ export function requireComplete(job: JournaledJob, command: string): void {
       : 'Wait for that run to end, then run this again.',
   );
 }
+
+/** The read that lists the tasks of a job that ended elsewhere, in a sentence. */
+const listedSince = (job: JournaledJob, ended: NonNullable<JournaledJob['endedElsewhere']>) =>
+  `\`${tasksSinceCommand(job.service, ended.since)}\` lists those made since it started`;
+
+const capitalised = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 
 /**
  * The chunks the service refused have no task and never will: the `--job` commands use the others and say so
@@ -189,10 +214,14 @@ export function warnIfIncomplete(ctx: Pick<Output, 'printer'>, job: JournaledJob
   warnIfRefused(ctx, job);
   if (job.unfinished.length === 0) return;
   requireNotSuperseded(job, again);
+  const ended = job.endedElsewhere;
+  // Ended elsewhere, its resume here is refused: where its tasks are, never a resume.
   const next =
-    job.runner === undefined
-      ? `finish it: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 })}`
-      : 'run this again once that run has ended';
+    job.runner !== undefined
+      ? 'run this again once that run has ended'
+      : ended !== undefined
+        ? `it ${endedFrom(ended.as, ended.path)}, which was removed since as ${ended.as}: ${tasksOnService(ended.as)}; ${listedSince(job, ended)}`
+        : `finish it: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 })}`;
   ctx.printer.warn(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; using its ${counted(job.created.length, 'task')} (${next})`,
   );

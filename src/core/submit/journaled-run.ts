@@ -39,7 +39,14 @@ import {
   writeArgumentsCopy,
 } from '../../store/journal-file.js';
 import { realPath, streamCopyPath } from '../../store/job-files.js';
-import { fileIdentity, lastJobPlace, recordJobPlace, type JobPlaceRecord } from '../../store/job-places.js';
+import {
+  fileIdentity,
+  lastJobPlace,
+  recordJobPlace,
+  type JobPlaceRecord,
+  type RemovedAs,
+} from '../../store/job-places.js';
+import { endedFrom, tasksOnService } from '../job/removed-place.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { heldLockHint, holderWords, lockHolder } from '../../store/lock-file.js';
 import { StateDirectoryError } from '../../store/state-dir.js';
@@ -268,6 +275,8 @@ interface GonePlace {
   least: number | undefined;
   forgetting: boolean;
   record?: () => void;
+  /** Removed as the job ended there (store/job-places.ts `removed`), how, and the job's service: never put back. */
+  removed?: { as: RemovedAs; service: string };
 }
 
 /**
@@ -351,8 +360,9 @@ function gonePast(
   const from = nowMs - age;
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  if (where.forget) return { path: gone, from, least: looks, forgetting: true };
-  if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false };
+  const ended = removed === undefined ? {} : { removed: { as: removed.as, service: state?.job.service ?? '' } };
+  if (where.forget) return { path: gone, from, least: looks, forgetting: true, ...ended };
+  if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false, ...ended };
   // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
   const ignoring = givenFlags(where.ignore ?? [], state, undefined);
   const job = { ...where.job, id: place.name, unrecorded: () => ignoring + (where.job.unrecorded?.() ?? '') };
@@ -360,8 +370,11 @@ function gonePast(
   const what =
     removed === undefined
       ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
-      : `job ${id} was ${removed.as === 'finished' ? 'finished' : 'last run'} from ${gone}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
-  const back = removed === undefined ? 'Put that journal back and run this again; or' : 'Its tasks are on the service:';
+      : `job ${id} ${endedFrom(removed.as, gone)}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
+  const back =
+    removed === undefined
+      ? 'Put that journal back and run this again; or'
+      : `${capitalised(tasksOnService(removed.as))}:`;
   // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
   if (window === undefined)
     throw new UsageError(
@@ -888,8 +901,14 @@ async function resumeOne(
  * job's start when the hint is printed (never narrower than this run's), without which a resume is refused (exit 2).
  */
 function goneRef(ctx: Pick<Runtime, 'clock'>, gone: GonePlace): NonNullable<JobRef['gone']> {
-  return { path: gone.path, window: () => goneWindow(Math.max(0, ctx.clock.now() - gone.from), gone.least) };
+  return {
+    path: gone.path,
+    window: () => goneWindow(Math.max(0, ctx.clock.now() - gone.from), gone.least),
+    ...(gone.removed && { removed: { ...gone.removed, since: isoSeconds(gone.from) } }),
+  };
 }
+
+const capitalised = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 
 /** A run let past a gone journal by a window: its lookup reaches back to the job's start (types.ts goneFrom). */
 function goneLookup<T extends SubmitOptions>(options: T, gone: GonePlace | undefined): T {
@@ -963,7 +982,7 @@ async function onlyInterrupted(
   ctx: Pick<Output, 'printer'> & Pick<Process, 'signal'> & Runtime & Store,
 ): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
-  const split = await splitJobs(ctx, readJobs(jobStore(ctx.env)), false);
+  const split = await splitJobs(ctx, readJobs(jobStore(ctx.env), cacheDirectory(ctx.env)), false);
   // A job stopped at a refused chunk is one too: its resume says how to go past the chunk.
   const resumable = (job: { state: string }) => job.state === 'interrupted' || job.state === 'refused';
   const jobs = split.current.filter((job) => resumable(job) || job.state === 'unreadable');

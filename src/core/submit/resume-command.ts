@@ -1,5 +1,6 @@
 /** The `taskctl resume …` command a job's hints print, and the job as they name it. */
 import { shellWord } from '../../lib/shell-word.js';
+import type { RemovedAs } from '../../store/job-places.js';
 
 /**
  * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
@@ -22,8 +23,14 @@ export interface JobRef {
    * (`window`, reckoned when the hint is printed): a resume without that lookup is refused (exit 2), so every hint
    * names the resume with it (resumeCommand), but where the way on is the journal put back or forgotten (send-chunks.ts).
    * `window` is undefined once the job's start is further back than any window (a year): no lookup reaches it.
+   * `removed`: that file was removed as the job ended there (pruned), how, the job's service and start (ISO): it
+   * cannot be put back, and the job's tasks are on the service.
    */
-  gone?: { path: string; window: () => string | undefined };
+  gone?: {
+    path: string;
+    window: () => string | undefined;
+    removed?: { as: RemovedAs; service: string; since: string };
+  };
 }
 
 /**
@@ -43,7 +50,9 @@ export function resumeCommand(job: JobRef, more = ''): string {
   const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
   if (job.gone === undefined || window !== undefined) return command;
   // The words first, the command alone on the last line: the line pastes into a shell as it is.
-  return `${tooOld(job.gone.path)}: the resume below buys again whatever that run created of the chunks left (or put that journal back and drop${FORGET}):\n${command}`;
+  // A journal removed as its job ended there cannot be put back: that way is not named.
+  const back = job.gone.removed === undefined ? ` (or put that journal back and drop${FORGET})` : '';
+  return `${tooOld(job.gone.path)}: the resume below buys again whatever that run created of the chunks left${back}:\n${command}`;
 }
 
 const FORGET = ' --forget-gone-journal';

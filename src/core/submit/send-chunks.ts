@@ -28,6 +28,7 @@ import { isoSeconds } from '../../output/times.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
+import { tasksOnService, tasksSinceCommand } from '../job/removed-place.js';
 import { createOne, listHint, notLookedAt } from './send.js';
 import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { taskHolders, unsureHint } from './settle.js';
@@ -533,7 +534,11 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   // (exit 2), and would buy again what that journal's run created. The ways on: that journal back, or forgotten.
   if (job.gone !== undefined) {
     const { gone, ...back } = job; // neither way looks: the journal back knows, forgotten buys again
-    return `Put ${gone.path} back, then: ${resumeCommand(back)}; or, if it is lost for good, go on without looking, buying again whatever its run created of the chunks left: ${resumeCommand(back, ' --forget-gone-journal --no-reuse')}`;
+    const forget = resumeCommand(back, ' --forget-gone-journal --no-reuse');
+    // Removed as the job ended there (pruned), it cannot be put back: nothing is left to do but read its tasks, or
+    // buy them again.
+    if (gone.removed !== undefined) return removedResume(gone.path, gone.removed, forget);
+    return `Put ${gone.path} back, then: ${resumeCommand(back)}; or, if it is lost for good, go on without looking, buying again whatever its run created of the chunks left: ${forget}`;
   }
   const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
   if (failure.shorter === undefined) return `Continue it ${skip}`;
@@ -549,6 +554,24 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
         })})`;
   const by = searched?.by ?? 'the list covers';
   return `Continue it with a window ${by}: ${resumeCommand(job, ` --reuse-window ${window}`)}${left}, or ${skip}`;
+}
+
+/**
+ * The way on of a run let past a journal removed as its job ended there, whose lookup could not search the window: no
+ * way back (that journal is not there to put back), but where the job's tasks are (a read that lists them), and the
+ * one resume that goes on, which buys them again, said as such (a finished job's chunks left were all its run's).
+ */
+function removedResume(
+  path: string,
+  removed: NonNullable<NonNullable<JobRef['gone']>['removed']>,
+  forget: string,
+): string {
+  const what =
+    removed.as === 'finished'
+      ? 'the tasks of every chunk left (that run created them)'
+      : 'whatever that run created of the chunks left';
+  const nothingLeft = removed.as === 'finished' ? ', and nothing of the job is left to buy' : '';
+  return `${path} was removed as ${removed.as}: it cannot be put back. ${capitalised(tasksOnService(removed.as))} (\`${tasksSinceCommand(removed.service, removed.since)}\` lists those made since the job started)${nothingLeft}. To go on without looking all the same, buying again ${what}: ${forget}`;
 }
 
 /**

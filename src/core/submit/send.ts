@@ -159,8 +159,12 @@ async function lookBefore(
         toldOnce = true;
         // A retry's lookup, or a resume's (the job's window), is dropped by --no-reuse; a create's by its flag left out.
         const skip = options.notReusable === undefined && options.jobWindow !== true ? 'or none' : 'or --no-reuse';
+        // Let past a gone journal by this lookup: a shorter window or none is refused (exit 2), so none is advised.
+        const why = Number.isFinite(goneFrom)
+          ? "it reaches back to the job's start, as a run past the job's gone journal must"
+          : `a shorter --reuse-window, ${skip}, skips this`;
         ctx.printer.info(
-          `looking at ${formatCount(candidates)} tasks of this service and size made in the last ${formatDuration(window)} for the items of ${what}: reading up to ${formatCount(reads)} of them, newest first (a shorter --reuse-window, ${skip}, skips this)`,
+          `looking at ${formatCount(candidates)} tasks of this service and size made in the last ${formatDuration(window)} for the items of ${what}: reading up to ${formatCount(reads)} of them, newest first (${why})`,
         );
       };
       const walk = () => {

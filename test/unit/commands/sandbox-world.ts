@@ -3,7 +3,7 @@
  * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
  * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -297,4 +297,25 @@ export async function jobStoppedByBalance(
   await world.clearFaults();
   await world.setBalance(100);
   return /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+}
+
+/**
+ * `jobStoppedByBalance` (in `dir`'s state directory, `dir/state`), then finished by a copy of that state directory
+ * (`dir/NEW`, as a read-only state directory's refusal advises) and removed there by `jobs --prune`: its id, and the
+ * copy's journal (removed). The scenarios of a job that ended elsewhere start from it.
+ */
+export async function jobEndedInPrunedCopy(
+  world: World,
+  run: (argv: string[], env?: Record<string, string>) => Promise<{ code: number; stderr: string }>,
+  service: string,
+  dir: string,
+): Promise<{ id: string; copyJournal: string }> {
+  const id = await jobStoppedByBalance(world, run, service);
+  const copy = join(dir, 'NEW');
+  cpSync(join(dir, 'state'), copy, { recursive: true });
+  const resumed = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });
+  if (resumed.code !== 0) throw new Error(`the copy's resume ended ${resumed.code}: ${resumed.stderr}`);
+  const pruned = await run(['jobs', '--prune'], { TASKCTL_STATE_DIR: copy });
+  if (!pruned.stderr.includes('removed 1 finished job')) throw new Error(`the copy was not pruned: ${pruned.stderr}`);
+  return { id, copyJournal: join(realpathSync(copy), 'jobs', `${id}.jsonl`) };
 }

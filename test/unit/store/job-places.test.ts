@@ -96,3 +96,12 @@ it('a retired record is swept once older than what is kept, judged by its date f
   expect(lastJobPlace(cache, 'j-new12345')?.path).toBe('/c.jsonl'); // removed 0 s ago by its record
   sweepRetiredPlaces(join(cache, 'none'), 5000, now); // no directory: no error
 });
+
+it('a job removed as lost is recorded as lost, never finished; a word it cannot read is read as finished', () => {
+  const cache = cacheDir();
+  retireJobPlace(cache, 'j-lost1234', '/d.jsonl', 'lost', T0);
+  expect(lastJobPlace(cache, 'j-lost1234')?.removed).toEqual({ at: new Date(T0).toISOString(), as: 'lost' });
+  const file = join(cache, 'places', 'j-lost1234.json');
+  writeFileSync(file, JSON.stringify({ path: '/d.jsonl', dev: '', ino: '', removed: { at: 'x', as: 'gone' } }));
+  expect(lastJobPlace(cache, 'j-lost1234')?.removed).toEqual({ at: 'x', as: 'finished' });
+});

@@ -2,12 +2,14 @@
  * A job whose copy finished it and was then removed as finished (`jobs --prune`, or the `job-retention` after a create
  * or a `jobs`): the cache directory keeps where that copy ran, marked removed, so the original (a read-only state
  * directory's `cp -a DIR NEW`, or a backup of the journal) never buys again what the copy bought: its resume sends
- * nothing (exit 2) and names the lookup that takes the copy's tasks instead (docs/behaviour.md#jobs).
+ * nothing (exit 2) and names the lookup that takes the copy's tasks instead (docs/behaviour.md#jobs). A copy that ended
+ * `lost` is said to have, not to have finished; on a busy account the lookup's exit 9 never asks for the removed journal
+ * back (it cannot be): it says where the tasks are, and what buys them again.
  */
 import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { jobStoppedByBalance, worldEachTest, type World } from '../sandbox-world.js';
+import { jobStoppedByBalance, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';
@@ -93,4 +95,66 @@ it('a backup of the journal, resumed once the job it was copied from finished an
   expect(putBack.stderr).toContain(`error: job ${id} was finished from ${journal}, which was removed since`);
   expect(await world.tasks()).toHaveLength(4);
   await originalSendsNothing(id, ['resume', backup], journal);
+});
+
+/** The commands a hint names (`taskctl resume …`, up to a `;`, a bracket or the end of the line), as words. */
+const commands = (stderr: string): string[][] =>
+  [...stderr.matchAll(/taskctl (resume [^;()\n]*)/g)].map((match) => (match[1] ?? '').trim().split(' '));
+
+it('the lookup let past the pruned copy meets a busy account (exit 9): never "put it back", but where its tasks are and what buys them again', async () => {
+  const id = await stoppedJob();
+  const copy = await finishedByCopy(id);
+  expect((await run(['jobs', '--prune'], { TASKCTL_STATE_DIR: copy })).code).toBe(0);
+  world.clock.advance(10 * 60_000);
+  await world.setBalance(10_000);
+  for (let i = 0; i < 120; i++) await world.createTask(S, [`busy-${i}.com`]);
+  const tasks = (await world.tasks()).length;
+  const refused = await run(['resume', id, '-y']);
+  expect(refused.code, refused.stderr).toBe(2);
+  const looking = commands(refused.stderr)[0] ?? [];
+  expect(looking).toContain('--reuse-window');
+  const unsearched = await run(looking);
+  expect(unsearched.code, unsearched.stderr).toBe(9);
+  const removed = join(realpathSync(copy), 'jobs', `${id}.jsonl`);
+  expect(unsearched.stderr).not.toMatch(/Put \S+ back/);
+  // Its notice names no shorter window nor --no-reuse: either is refused (exit 2) in a run past that journal.
+  expect(unsearched.stderr).toContain(
+    "newest first (it reaches back to the job's start, as a run past the job's gone journal must)",
+  );
+  expect(unsearched.stderr).not.toContain('skips this');
+  expect(unsearched.stderr).toContain(`${removed} was removed as finished: it cannot be put back.`);
+  expect(unsearched.stderr).toMatch(/taskctl list --service domain_check_availability --since \S+Z --all/);
+  // The one resume it names buys again, and says so; no resume the exit 2 above refuses.
+  const named = commands(unsearched.stderr);
+  expect(named).toEqual([['resume', id, '--yes', '--forget-gone-journal', '--no-reuse']]);
+  expect(unsearched.stderr).toContain('buying again the tasks of every chunk left');
+  expect((await world.tasks()).length).toBe(tasks);
+});
+
+it('a copy that ended lost and was pruned: the refusal says it ended lost there, not finished, with the same lookup', async () => {
+  const id = await stoppedJob();
+  const copy = await finishedByCopy(id);
+  // The service's ids start again and other tasks take them: the copy's resume --wait finds and records them lost.
+  await restartWithoutState(world);
+  const others = ['create', S, 'n1.com', 'n2.com', 'n3.com', 'n4.com', '--chunk-size', '1', '-y'];
+  expect((await run(others, { TASKCTL_STATE_DIR: join(dir, 'OTHER') })).code).toBe(0);
+  const lost = await run(['resume', id, '--wait'], { TASKCTL_STATE_DIR: copy });
+  expect(lost.code, lost.stderr).toBe(8);
+  const listed = await run(['jobs', '-o', 'json'], { TASKCTL_STATE_DIR: copy });
+  expect(listed.stdout).toMatch(/"state":\s*"lost"/);
+  expect((await run(['jobs', '--prune'], { TASKCTL_STATE_DIR: copy })).code).toBe(0);
+  const removed = join(realpathSync(copy), 'jobs', `${id}.jsonl`);
+  const tasks = (await world.tasks()).length;
+  const refused = await run(['resume', id, '-y']);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain(
+    `error: job ${id} ended lost from ${removed} (the service no longer had the tasks of some of its chunks), which was removed since as lost (taskctl jobs --prune or the job-retention): the tasks that run created are not known here; nothing was sent\n`,
+  );
+  expect(refused.stderr).not.toContain('was finished from');
+  expect(commands(refused.stderr)[0]).toContain('--reuse-window');
+  expect((await world.tasks()).length).toBe(tasks);
+  const shown = await run(['jobs']);
+  expect(shown.stderr).toContain(
+    `job ${id} ended lost from ${removed} (the service no longer had the tasks of some of its chunks)`,
+  );
 });

@@ -26,3 +26,13 @@ it('resumeCommand: a gone journal with no window reaching back (a job over a yea
     'taskctl resume j-a --reuse-window 8760h',
   );
 });
+
+it('resumeCommand: a journal removed as its job ended there (pruned) is never to be put back: that way is not named', () => {
+  const removed = { as: 'finished' as const, service: 's', since: '2025-01-15T12:00:00Z' };
+  const gone = { path: '/tmp/NEW/jobs/j-a.jsonl', window: (): string | undefined => undefined, removed };
+  const words = resumeCommand({ id: 'j-a', yes: true, gone });
+  expect(words).toBe(
+    '/tmp/NEW/jobs/j-a.jsonl is gone and the job started more than a year ago, further back than any --reuse-window reaches: the resume below buys again whatever that run created of the chunks left:\ntaskctl resume j-a --yes --forget-gone-journal',
+  );
+  expect(words).not.toContain('put that journal back');
+});
