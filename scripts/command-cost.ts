@@ -42,7 +42,7 @@ if (import.meta.url.endsWith('.ts')) {
 
 async function measureAll(): Promise<void> {
   const { startSandbox } = await import('../src/sandbox/index.ts');
-  const { FakeClock } = await import('../test/unit/clock.ts');
+  const { FakeClock } = await import('../test/clock.ts');
   const { mockApi, runTaskctl, settleTest } = await import('../test/unit/commands/harness.ts');
   // Temporary files on a RAM file system where there is one, as in the suite.
   const ram = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/command-cost-') : undefined;

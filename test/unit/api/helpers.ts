@@ -2,9 +2,9 @@
 import { MockAgent, type Dispatcher } from 'undici';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
-import { FakeClock, settle } from '../clock.js';
+import { FakeClock, settle } from '../../clock.js';
 
-export { FakeClock, settle, T0 } from '../clock.js';
+export { FakeClock, settle, T0 } from '../../clock.js';
 
 const ORIGIN = 'https://api.test';
 const BASE_URL = `${ORIGIN}/api/v1`;

@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
-import { ctrlCWhen, FakeClock } from '../clock.js';
+import { ctrlCWhen, FakeClock } from '../../clock.js';
 import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
 
 interface SandboxTask {

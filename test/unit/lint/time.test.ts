@@ -105,7 +105,7 @@ describe('time in unit tests', () => {
       'const stamps = lines.map((line) => Date.parse(line.split(" ")[0]));',
       'created_at: new Date(T0 - 60_000).toISOString(),',
       "const created = '2025-01-15T11:57:00.000Z';",
-      "import { FakeClock } from '../clock.js';",
+      "import { FakeClock } from '../../clock.js';",
       ['const leap = Date.', 'UTC(2024, 1, 29); // time-lint: a date (29 February)'].join(''),
     ];
     expect(fine.flatMap((line) => offences('test/unit/x.test.ts', line))).toEqual([]);

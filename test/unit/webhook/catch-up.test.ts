@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/api/schemas.js';
 import { restFlags, runCatchUp, synthesiseEvent, taskIdList } from '../../../src/webhook/catch-up.js';
 import { startWebhookListener, type WebhookListener } from '../../../src/webhook/listener.js';
-import { FakeClock, T0 } from '../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 import { waitFor } from '../../wait-for.js';
 
 const KEY = 'sk_test_catchup_71c2';

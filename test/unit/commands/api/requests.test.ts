@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { producer } from '../../core/items/helpers.js';
 import { Gate } from '../gate.js';
 import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../harness.js';

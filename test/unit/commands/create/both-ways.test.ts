@@ -11,7 +11,7 @@ import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { ctrlCWhen, T0 } from '../../clock.js';
+import { ctrlCWhen, T0 } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { ctrlCWhen, FakeClock } from '../../clock.js';
+import { ctrlCWhen, FakeClock } from '../../../clock.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
 const S = 'domain_check_availability';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { task } from '../../../hardening/helpers.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import {
   API_KEY,
   FakeClock,

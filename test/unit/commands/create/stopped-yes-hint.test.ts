@@ -4,7 +4,7 @@
  * continues the job instead of being refused for confirmation (exit 2).
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { runTaskctl } from '../harness.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 

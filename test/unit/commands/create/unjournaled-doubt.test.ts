@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 import { runWithBrokenStdout } from '../broken-stdout.js';
 

@@ -26,7 +26,7 @@ import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js'
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
 
 const S = 'domain_check_availability';

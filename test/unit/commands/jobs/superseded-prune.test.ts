@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { runTaskctl, type RunOptions } from '../harness.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['prune-a.com', 'prune-b.com'];

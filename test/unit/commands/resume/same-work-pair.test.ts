@@ -5,7 +5,7 @@
  * `resume`, buys every item once; never two interrupted jobs whose resumes each buy what the other holds.
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { runTaskctl } from '../harness.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 

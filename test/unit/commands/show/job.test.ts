@@ -18,7 +18,7 @@ import {
   type MockApi,
   type RunResult,
 } from '../harness.js';
-import { settle } from '../../clock.js';
+import { settle } from '../../../clock.js';
 import { Gate } from '../gate.js';
 import { once } from 'node:events';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 import { mockApi, runTaskctl } from '../harness.js';
 
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { ctrlCWhen, FakeClock, T0 } from '../../clock.js';
+import { ctrlCWhen, FakeClock, T0 } from '../../../clock.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { FakeClock } from '../../clock.js';
+import { FakeClock } from '../../../clock.js';
 import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../harness.js';
 
 const S = 'domain_check_availability';

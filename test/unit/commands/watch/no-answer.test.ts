@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/helpers.js';
-import { FakeClock } from '../../clock.js';
+import { FakeClock } from '../../../clock.js';
 import { Gate } from '../gate.js';
 import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunResult } from '../harness.js';
 

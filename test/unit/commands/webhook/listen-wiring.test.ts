@@ -9,7 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 import { waitFor } from '../../../wait-for.js';
 import { mockApi, runTaskctl, type RunResult } from '../harness.js';
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jobChunks } from '../../../../src/core/job/job-chunks.js';
 import { JobFold, lostChunks, rebuild, type JobState } from '../../../../src/core/submit/journal-records.js';
 import { accountKey } from '../../../../src/store/cache.js';
-import { T0 } from '../../clock.js';
+import { T0 } from '../../../clock.js';
 import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/harness.js';
 import { tempDir } from '../job/fixture.js';
 

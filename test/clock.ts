@@ -4,7 +4,7 @@
  * loop); with `auto: false` sleepers wait until the test drains them with `runUntilIdle()` (for concurrent code), which
  * is also how a test proves that nothing else was scheduled. Never real time.
  */
-import type { Clock } from '../../src/lib/time.js';
+import type { Clock } from '../src/lib/time.js';
 
 /** The one fixed instant of the unit tests: 2025-01-15T12:00:00Z. */
 export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
