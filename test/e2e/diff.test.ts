@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
 import { startWorld, type E2EWorld } from './harness.js';
 
 const SERVICE = 'domain_check_availability';

@@ -12,7 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type E2EWorld } from './harness.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/harness.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

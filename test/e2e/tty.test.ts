@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
 import { hasTmux, openTerminal } from './tmux.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/harness.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { FakeClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { guardStdout } from '../../src/output/stdout-guard.js';

@@ -16,7 +16,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, isolatedHome, runProcess, type CliResult } from '../e2e/harness.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/harness.js';
 import type { Clock } from '../../src/lib/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */

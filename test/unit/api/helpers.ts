@@ -1,4 +1,4 @@
-/** Shared fakes for the API unit tests: the one fake clock (test/unit/clock.ts) and a MockAgent-backed client. */
+/** Shared fakes for the API unit tests: the one fake clock (test/clock.ts) and a MockAgent-backed client. */
 import { MockAgent, type Dispatcher } from 'undici';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';

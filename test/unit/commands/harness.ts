@@ -23,7 +23,7 @@ import { createMemoryIO, type MemoryOutputStream } from '../../../src/output/mem
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_test_inprocess_9876';
-/** The one fake clock (test/unit/clock.ts), for the command tests. */
+/** The one fake clock (test/clock.ts), for the command tests. */
 export { FakeClock, T0 } from '../../clock.js';
 
 export interface MockApi {

@@ -1,6 +1,6 @@
 /**
  * An in-process sandbox on loopback and `main()` runs sharing one clock: by default the one fake clock
- * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
+ * (test/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
  * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
