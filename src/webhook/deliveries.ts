@@ -78,7 +78,12 @@ export class Deliveries {
       this.handler.counts.refused++;
       // Node reads a refused body to its end and drops it: garbage all the same.
       this.handled(weight);
-      done(503, { ok: false, error: 'busy' }, `${this.bodies} deliveries in progress; the service will send it again`, BUSY);
+      done(
+        503,
+        { ok: false, error: 'busy' },
+        `${this.bodies} deliveries in progress; the service will send it again`,
+        BUSY,
+      );
       return;
     }
     this.bodies++;

@@ -139,8 +139,10 @@ export class EventHandler {
       if (earlier && (await earlier.catch(() => false))) return this.duplicate(raw, received, label);
       if (this.seen.has(key)) return this.duplicate(raw, received, label);
     }
-    if (!canPrint()) return this.refuse(503, 'output is not being read (stdout is full); the service will send it again');
-    if (dedupe && this.seen.isFull()) return this.refuse(503, 'the duplicate filter is full; the service will send it again');
+    if (!canPrint())
+      return this.refuse(503, 'output is not being read (stdout is full); the service will send it again');
+    if (dedupe && this.seen.isFull())
+      return this.refuse(503, 'the duplicate filter is full; the service will send it again');
     let place: Reservation | undefined;
     if (this.queue) {
       const bytes = Buffer.byteLength(raw);
@@ -148,7 +150,8 @@ export class EventHandler {
         place = await this.queue.reserveWhenRoom(bytes, wait.share, wait.signal);
         if (!place) return { status: 0, note: `${label}: stopped before the queue had room` };
       } else place = this.queue.reserve(bytes);
-      if (!place) return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will send it again`);
+      if (!place)
+        return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will send it again`);
     }
     return this.settle({ raw, received, key, label, userAgent, place });
   }

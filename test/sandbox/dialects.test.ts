@@ -36,9 +36,7 @@ describe('sandbox dialects', () => {
   it('reset-ms: X-RateLimit-Reset is the epoch time of the window end in milliseconds', async () => {
     const clock = new FakeClock(T0 + 15_000);
     const sandbox = await start({ clock, dialects: ['reset-ms'] });
-    expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe(
-      String(T0 + MIN),
-    );
+    expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe(String(T0 + MIN));
   });
 
   it('whole-seconds: created_at (and the other timestamps) without a fraction, truncated', async () => {

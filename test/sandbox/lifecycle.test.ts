@@ -6,12 +6,7 @@ const ITEM_MS = 100;
 const QUEUE_MS = 50; // min(itemMs, 50)
 
 /** GET /tasks/1 at fake time `created + ms`. */
-async function at(
-  sb: Awaited<ReturnType<typeof start>>,
-  clock: FakeClock,
-  created: number,
-  ms: number,
-) {
+async function at(sb: Awaited<ReturnType<typeof start>>, clock: FakeClock, created: number, ms: number) {
   clock.nowMs = created + ms;
   return (await call(sb, '/tasks/1')).body.data;
 }
