@@ -20,7 +20,10 @@ const OTHER_CLOCKS = new Set(['test/e2e/real-then-virtual-clock.ts']);
 /** The campaigns keep real time running faster (their own scaled clocks): not checked. */
 const CAMPAIGNS = 'campaign';
 
-type Rule = { pattern: RegExp; says: string };
+interface Rule {
+  pattern: RegExp;
+  says: string;
+}
 
 /** Every tier: one fake clock and one T0. */
 const CLOCK_RULES: Rule[] = [
