@@ -1,4 +1,4 @@
-/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs on the service's redelivery schedule, in the delivery log. */
+/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs on the service's schedule, in the delivery log. */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';

@@ -76,7 +76,8 @@ export class ExecQueue {
 
   /**
    * A place taken only while fewer than `share` events are held, waiting for one to free meanwhile (catch-up's events
-   * have no sender to send them again, and leave the rest of the queue to live deliveries); undefined once `signal` aborts.
+   * have no sender to send them again, and leave the rest of the queue to live deliveries); undefined once `signal`
+   * aborts.
    */
   async reserveWhenRoom(bytes: number, share: number, signal: AbortSignal): Promise<Reservation | undefined> {
     const cap = Math.max(1, Math.min(share, this.options.limit));

@@ -5,14 +5,14 @@
  *   `forwardTo` is set, given a place in the exec queue when `exec` is set, and on disk when `spool` is set; otherwise
  *   the service gets 502 (forward failed) or 503 (queue full, too many bodies at once, stdout not being read), does not
  *   count the delivery, and sends it again later;
- * - an event is marked as seen only when acknowledged, so the service's next attempt at a delivery that failed here is handled;
- *   a repeat of an acknowledged one is printed as a duplicate and not handed on again (unless `dedupe` is off);
+ * - an event is marked as seen only when acknowledged, so the service's next attempt at a delivery that failed here is
+ *   handled; a repeat of an acknowledged one is printed as a duplicate and not handed on again (unless `dedupe` is off);
  * - memory is bounded: a body cap, a cap on bodies held at once, a queue bounded in events and bytes, a bounded
  *   duplicate filter, and stdout back-pressure.
  *
  * Every correctly signed JSON body is accepted whatever its shape (a 400 would make the service send again a delivery
- * that can never change, then drop it); a shape that is not docs/openapi.json's (webhooks) is handed on as received, with a
- * warning.
+ * that can never change, then drop it); a shape that is not docs/openapi.json's (webhooks) is handed on as received,
+ * with a warning.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,7 +1,7 @@
 /**
- * The events already handed on, so a delivery the service sends again (its redeliveries span about 18 minutes; a replay from
- * the dashboard comes any time) is handled once. Bounded twice: entries older than `windowMs` are forgotten, and at most
- * `capacity` are kept. A key younger than `minimumMs` is never dropped to make room: when every kept key is that young,
+ * The events already handed on, so a delivery the service sends again (its redeliveries span about 18 minutes; a
+ * replay from the dashboard comes any time) is handled once. Bounded twice: entries older than `windowMs` are
+ * forgotten, and at most `capacity` are kept. A key younger than `minimumMs` is never dropped to make room: when every kept key is that young,
  * `add` reports `full` and the listener answers 503 (the service sends it again later) instead of forgetting too soon.
  */
 export const DEDUPE_WINDOW_MS = 60 * 60_000;

@@ -5,7 +5,8 @@
  * service sends again is a redelivery, so no identifier or string there says retry. The exceptions are names that are
  * not ours: the HTTP header `Retry-After` (`retryAfterMs`, `RETRY_AFTER_MAX_MS`, `'retry-after'`), the `retry:` field
  * of a server-sent events stream, and the delivery state `retrying` of the sandbox's admin API (docs/sandbox.md), only
- * in the files that set, check or show it. Comments are not read (they may quote the header or another project's names).
+ * in the files that set, check or show it. Comments are not read (they may quote the header or another project's
+ * names).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -125,7 +125,8 @@ describe('time in tests', () => {
     expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([
       1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1,
     ]);
-    // Outside test/unit a real timer or the system clock is the tier's business; a clock, T0 or instant of its own is not.
+    // Outside test/unit a real timer or the system clock is the tier's business; a clock, T0 or instant of its own is
+    // not.
     expect(bad.map((line) => offences('test/sandbox/x.test.ts', line).length)).toEqual([
       0, 0, 1, 1, 2, 0, 0, 0, 1, 1, 1, 1, 1,
     ]);
