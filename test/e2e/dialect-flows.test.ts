@@ -10,8 +10,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { DIALECT_NAMES } from '../../src/sandbox/dialect-names.js';
 import { FakeClock } from '../clock.js';
-import { runTaskctl } from '../unit/commands/harness.js';
-import type { RunOptions, RunResult } from '../unit/commands/harness.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import type { RunOptions, RunResult } from '../unit/commands/run-in-process.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

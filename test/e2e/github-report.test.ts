@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAll, parseXml } from '../unit/report/xml.js';
 import { FakeClock } from '../clock.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 let dir: string;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../src/store/cache.js';
 import { CreateLedger } from '../../src/store/ledger.js';
 import { FakeClock } from '../clock.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 interface SandboxTask {
   id: number;

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { codeCacheFile } from '../../src/boot/code-cache.js';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
-import { postsReceived, runCli, startWorld, type E2EWorld } from './harness.js';
+import { postsReceived, runCli, startWorld, type E2EWorld } from './spawn-cli.js';
 
 let root: string;
 let dir: string;

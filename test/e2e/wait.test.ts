@@ -12,7 +12,7 @@ import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { guardStdout } from '../../src/output/stdout-guard.js';
 import { brokenStdout } from '../unit/commands/broken-stdout.js';
-import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
+import { BIN, runProcess, startWorld, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 /** One virtual clock for the sandbox and the command: a wait's sleeps advance the sandbox's work, no real time passes. */

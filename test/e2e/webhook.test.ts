@@ -13,7 +13,7 @@ import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { systemClock } from '../../src/lib/time.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { BIN, freePort, isolatedHome, startWorld, waitFor as waitForEvent, type E2EWorld } from './harness.js';
+import { BIN, freePort, isolatedHome, startWorld, waitFor as waitForEvent, type E2EWorld } from './spawn-cli.js';
 
 /** A loopback address no other test binds: a port found free there stays free until this file binds it. */
 const APP_HOST = '127.0.0.5';

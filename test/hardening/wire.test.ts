@@ -16,7 +16,7 @@ import { AmbiguousCreateError } from '../../src/api/api-errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/harness.js';
+import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/spawn-cli.js';
 import { FakeClock, T0 } from '../clock.js';
 import { SkipClock } from '../campaign/world.js';
 import {
@@ -31,7 +31,7 @@ import {
   SERVICE,
   task,
   type ScriptedServer,
-} from './helpers.js';
+} from './scripted-server.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 interface SandboxState {

@@ -11,7 +11,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
 import { ctrlCWhen, FakeClock } from '../../clock.js';
-import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
+import { runTaskctl, type RunOptions, type RunResult } from './run-in-process.js';
 
 interface SandboxTask {
   id: number;

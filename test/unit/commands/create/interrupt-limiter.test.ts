@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
 import { ctrlCWhen, FakeClock } from '../../../clock.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

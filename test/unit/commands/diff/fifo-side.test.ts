@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { settle } from '../../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 let dir: string;
 beforeEach(() => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 import { ctrlCWhen } from '../../../clock.js';
 import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 

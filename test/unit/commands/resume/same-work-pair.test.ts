@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
