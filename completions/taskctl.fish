@@ -352,7 +352,7 @@ complete -c taskctl -n '__taskctl_is \'sandbox\'' -l rate-limit -x -d 'requests 
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l rate-window -x -d 'length of the rate-limit window (whole seconds)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l max-items -x -d 'maximum items per task'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-url -x -d 'deliver webhook events to this URL (http:// allowed on loopback)'
-complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-time-scale -x -d 'multiply the webhook retry schedule (0.01 = 100x faster)'
+complete -c taskctl -n '__taskctl_is \'sandbox\'' -l webhook-time-scale -x -d 'multiply the webhook redelivery schedule (0.01 = 100x faster)'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l seed -x -d 'seed for deterministic results'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l state -r -F -d 'persist and reload tasks, balance and keys in this JSON file'
 complete -c taskctl -n '__taskctl_is \'sandbox\'' -l dialect -x -d 'answer in a variant of the API the contract allows (repeatable; \'all\' for every one, \'list\' to see them)'

@@ -1,6 +1,6 @@
 // The CPU a command costs in process, as the unit tests run it (docs/performance.md#the-test-suite): `main()` with the
-// in-memory IO and fake clock of test/unit/commands/harness.ts, each run against a fresh in-process sandbox and in a
-// fresh temporary home (config, caches, state directory), temporary files on a RAM file system as in the suite
+// in-memory IO and fake clock of test/unit/commands/run-in-process.ts, each run against a fresh in-process sandbox and
+// in a fresh temporary home (config, caches, state directory), temporary files on a RAM file system as in the suite
 // (test/setup/scratch-on-tmpfs.ts). Prints the CPU (user + system, process.cpuUsage) of one run of each command,
 // averaged over RUNS after a warm-up, and apart from them what the harness costs a test (a sandbox started and closed,
 // a temporary directory made and removed).
@@ -42,8 +42,8 @@ if (import.meta.url.endsWith('.ts')) {
 
 async function measureAll(): Promise<void> {
   const { startSandbox } = await import('../src/sandbox/index.ts');
-  const { FakeClock } = await import('../test/unit/clock.ts');
-  const { mockApi, runTaskctl, settleTest } = await import('../test/unit/commands/harness.ts');
+  const { FakeClock } = await import('../test/clock.ts');
+  const { mockApi, runTaskctl, settleTest } = await import('../test/unit/commands/run-in-process.ts');
   // Temporary files on a RAM file system where there is one, as in the suite.
   const ram = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/command-cost-') : undefined;
   if (ram !== undefined) process.env.TMPDIR = ram;

@@ -36,7 +36,7 @@ export function registerSandbox(program: Command, run: RunAction): void {
     .option('--webhook-url <url>', 'deliver webhook events to this URL (http:// allowed on loopback)')
     .option(
       '--webhook-time-scale <factor>',
-      'multiply the webhook retry schedule (0.01 = 100x faster)',
+      'multiply the webhook redelivery schedule (0.01 = 100x faster)',
       positiveNumber,
       SANDBOX_DEFAULTS.webhookTimeScale,
     )

@@ -50,7 +50,7 @@ export function registerWebhook(program: Command, run: RunAction): void {
         '\ntsv columns: timestamp, event, id, service, completed_items, failed_items, total_items\n' +
         'Answers 401 without the right X-Webhook-Signature (the API key), 405/413 for bad requests, 400 for a body' +
         ' that is not JSON, and 200 once a signed JSON body is handled: printed, accepted by --forward-to (else 502),' +
-        ' queued for --exec (503 when full, or while stdout is not read). The service retries what it did not get' +
+        ' queued for --exec (503 when full, or while stdout is not read). The service sends again what it did not get' +
         ' 200 for; a repeat of a handled (task, event) is shown as a duplicate and not handed on again.\n' +
         '$TASKCTL_EVENT and $TASKCTL_TASK_ID are set for --exec, and $TASKCTL_SIMULATED=1 for a `webhook simulate` event. Ctrl-C stops accepting and runs the queue to its end' +
         ' (exit 0); a second Ctrl-C abandons it and lists the events not run (exit 130). A closed stdout (| head -1)' +

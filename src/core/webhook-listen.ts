@@ -114,7 +114,7 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
   });
   const why = signalledBefore ? '' : failure ? ' (after the error above)' : " (stdout's reader went away)";
   // In the order the lines say: refuse new deliveries (503: the service sends them again), put the sandbox's URL back
-  // at once so its retries go there rather than to a listener that is closing, then finish the events in hand.
+  // at once so its redeliveries go there rather than to a listener that is closing, then finish the events in hand.
   ctx.printer.info(
     `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C ${signalledBefore ? 'again ' : ''}to abandon them)`,
   );

@@ -10,6 +10,8 @@ const MAX_KEPT_DELIVERIES = 5_000;
 /**
  * `sending`: the first attempt has not finished; `retrying`: an attempt failed and the next is scheduled
  * (`nextAttemptAt`); `delivered`: an attempt got HTTP 200; `abandoned`: every attempt failed (a test event has one).
+ * These names are the admin API's (docs/sandbox.md, "Admin API") and the dashboard's filter: `retrying` stays, the one
+ * place the sandbox says retry for a delivery sent again (src/README.md, "Words kept apart").
  */
 const DELIVERY_STATES = ['sending', 'retrying', 'delivered', 'abandoned'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -21,7 +23,7 @@ interface DeliveryAttempt {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
-  /** True for an attempt sent by `POST /__sandbox/deliveries/:id/replay`, outside the retry schedule. */
+  /** True for an attempt sent by `POST /__sandbox/deliveries/:id/replay`, outside the redelivery schedule. */
   replay?: true;
 }
 
@@ -32,12 +34,12 @@ export interface Delivery {
   url: string;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
-  /** ISO time of the next scheduled attempt while retrying. */
+  /** ISO time of the next scheduled attempt while `retrying`. */
   nextAttemptAt: string | null;
   payload: WebhookEvent;
   /** The request headers of the latest attempt, `X-Webhook-Signature` masked (it is the API key). */
   headers: Record<string, string>;
-  /** True for `POST /__sandbox/webhook/test` events (sent with `X-Sandbox-Test: 1`, never retried). */
+  /** True for `POST /__sandbox/webhook/test` events (sent with `X-Sandbox-Test: 1`, never sent again). */
   test?: true;
 }
 

@@ -360,7 +360,7 @@ export class StateStore {
    * are fsynced: true, or false when the journal could not be written (the reply must not acknowledge them then).
    */
   settle(): Promise<boolean> | undefined {
-    if (this.failing && !this.dirty) this.changed(); // retry before answering: no reply shows what is not on disk
+    if (this.failing && !this.dirty) this.changed(); // write again before answering: no reply shows what is not on disk
     if (this.dirty) return (this.nextRound ??= newRound()).done;
     return this.inFlight?.done;
   }

@@ -20,7 +20,7 @@ export interface SandboxOptions {
   maxItems?: number;
   /** Loopback URL to POST task events to; overrides the state file's URL when given. */
   webhookUrl?: string | undefined;
-  /** Multiplies the webhook retry schedule (0, 5 s, 30 s, 2 min, 5 min, 10 min); default 1. */
+  /** Multiplies the webhook redelivery schedule (0, 5 s, 30 s, 2 min, 5 min, 10 min); default 1. */
   webhookTimeScale?: number;
   /** A delivery attempt fails unless the receiver answers 200 within this; default 30000. */
   webhookTimeoutMs?: number;
@@ -34,7 +34,7 @@ export interface SandboxOptions {
   /** The sandbox's clock runs this many ms ahead of `clock` (negative: behind), Date headers included; default 0. */
   clockSkewMs?: number;
   /**
-   * Starts and cancels the sandbox's timers (task transitions, webhook retries, injected delays); default Node's
+   * Starts and cancels the sandbox's timers (task transitions, webhook redeliveries, injected delays); default Node's
    * setTimeout. A test passes one that records what is pending, to see every timer cancelled by `close()`.
    */
   scheduler?: TimerScheduler;

@@ -1,4 +1,4 @@
-/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs on the service's retry schedule, in the delivery log. */
+/** Webhook deliveries (docs/sandbox.md#webhooks): signed POSTs on the service's schedule, in the delivery log. */
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -12,7 +12,7 @@ import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
 
 /** Delay before each attempt (docs/sandbox.md#webhooks); multiplied by the time scale. */
-const RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
+const REDELIVERY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
 const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 
 export type { Delivery } from './delivery-log.js';
@@ -39,14 +39,14 @@ function attemptError(error: Error): string {
   return error instanceof NoResponseError ? error.message : systemErrorWords(error);
 }
 
-/** Why an attempt is sent: the retry schedule, a replay from the dashboard, or a test event. */
+/** Why an attempt is sent: the redelivery schedule, a replay from the dashboard, or a test event. */
 type AttemptKind = 'scheduled' | 'replay' | 'test';
 
 export class WebhookDispatcher {
   readonly log: DeliveryLog;
   private readonly inFlight = new Set<ClientRequest>();
-  /** The scheduled next attempt of each retrying delivery, so a successful replay can cancel it. */
-  private readonly retryTimers = new Map<number, NodeJS.Timeout | undefined>();
+  /** The scheduled next attempt of each delivery in state `retrying`, so a successful replay can cancel it. */
+  private readonly redeliveryTimers = new Map<number, NodeJS.Timeout | undefined>();
   /** Per task, the first attempt of its latest event: the next event's first attempt waits for it, keeping order. */
   private readonly taskChains = new Map<number, Promise<void>>();
   private closed = false;
@@ -76,7 +76,7 @@ export class WebhookDispatcher {
     return structuredClone(record);
   }
 
-  /** One signed test event (`X-Sandbox-Test: 1`), one attempt, no retry; resolves with the record after it. */
+  /** One signed test event (`X-Sandbox-Test: 1`), one attempt, never sent again; resolves with the record after it. */
   async test(url: string, event: WebhookEvent): Promise<Delivery> {
     const record = this.record(url, event, true);
     await this.attempt(record, 'test');
@@ -176,15 +176,15 @@ export class WebhookDispatcher {
     if (statusCode === 200) {
       record.state = 'delivered';
       record.nextAttemptAt = null;
-      // A replay that got through makes the scheduled retry pointless.
-      this.options.timers.clear(this.retryTimers.get(record.id));
-      this.retryTimers.delete(record.id);
+      // A replay that got through makes the scheduled next attempt pointless.
+      this.options.timers.clear(this.redeliveryTimers.get(record.id));
+      this.redeliveryTimers.delete(record.id);
       return;
     }
     const outcome = error ?? `HTTP ${statusCode}`;
     const label = `webhook ${record.event} for task ${record.taskId} to ${record.url}`;
     if (kind === 'replay') {
-      // A failed replay leaves the delivery as it was (still retrying on schedule, or still abandoned).
+      // A failed replay leaves the delivery as it was (still `retrying` on schedule, or still abandoned).
       this.options.log(`${label}: replay failed (${outcome})`);
       return;
     }
@@ -194,10 +194,10 @@ export class WebhookDispatcher {
       return;
     }
     const scheduled = record.attempts.filter((a) => a.replay !== true).length;
-    const delay = RETRY_DELAYS_MS[scheduled];
+    const delay = REDELIVERY_DELAYS_MS[scheduled];
     if (delay === undefined) {
       record.state = 'abandoned';
-      this.retryTimers.delete(record.id);
+      this.redeliveryTimers.delete(record.id);
       this.options.log(`${label} abandoned after ${scheduled} failed attempts (last: ${outcome})`);
       return;
     }
@@ -206,10 +206,10 @@ export class WebhookDispatcher {
     record.nextAttemptAt = new Date(this.options.now() + wait).toISOString();
     this.options.log(`${label} failed (${outcome}); attempt ${scheduled + 1} in ${formatDuration(wait)}`);
     const timer = this.options.timers.set(() => {
-      this.retryTimers.delete(record.id);
-      // Delivered by a replay meanwhile: nothing left to retry.
+      this.redeliveryTimers.delete(record.id);
+      // Delivered by a replay meanwhile: nothing left to send again.
       if (record.state === 'retrying') void this.attempt(record, 'scheduled');
     }, wait);
-    this.retryTimers.set(record.id, timer);
+    this.redeliveryTimers.set(record.id, timer);
   }
 }

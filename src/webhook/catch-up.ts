@@ -88,8 +88,8 @@ export async function runCatchUp(
     if (status === 200) result.handedOn++;
     else {
       result.refused.push(task.id);
-      // Nobody retries a synthesised event: the note's "the service will retry" is not true of it.
-      result.refusal ??= note.replace(/; the service will retry$/, '');
+      // Nobody sends a synthesised event again: the note's "the service will send it again" is not true of it.
+      result.refusal ??= note.replace(/; the service will send it again$/, '');
     }
     return true;
   };

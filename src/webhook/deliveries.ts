@@ -78,7 +78,12 @@ export class Deliveries {
       this.handler.counts.refused++;
       // Node reads a refused body to its end and drops it: garbage all the same.
       this.handled(weight);
-      done(503, { ok: false, error: 'busy' }, `${this.bodies} deliveries in progress; the service will retry`, BUSY);
+      done(
+        503,
+        { ok: false, error: 'busy' },
+        `${this.bodies} deliveries in progress; the service will send it again`,
+        BUSY,
+      );
       return;
     }
     this.bodies++;
@@ -120,7 +125,7 @@ export class Deliveries {
     }
     this.mismatchSaid = false;
     if (this.closing) {
-      done(503, { ok: false, error: 'shutting down' }, 'stopping; the service will retry', BUSY);
+      done(503, { ok: false, error: 'shutting down' }, 'stopping; the service will send it again', BUSY);
       return true;
     }
     const declared = Number(req.headers['content-length']);

@@ -30,7 +30,7 @@ export interface ListenerCounts {
   acknowledged: number;
   /** Repeats of acknowledged events (printed as duplicates). */
   duplicates: number;
-  /** Deliveries refused with 502/503 (the service retries them). */
+  /** Deliveries refused with 502/503 (the service sends them again). */
   refused: number;
   /** Commands that finished. */
   executed: number;
@@ -135,12 +135,14 @@ export class EventHandler {
     const key = dedupeKey(raw, received);
     if (dedupe) {
       const earlier = this.inFlight.get(key);
-      // The same event is being handled right now (a replay racing a retry): its outcome decides.
+      // The same event is being handled right now (a replay racing the service's next attempt): its outcome decides.
       if (earlier && (await earlier.catch(() => false))) return this.duplicate(raw, received, label);
       if (this.seen.has(key)) return this.duplicate(raw, received, label);
     }
-    if (!canPrint()) return this.refuse(503, 'output is not being read (stdout is full); the service will retry');
-    if (dedupe && this.seen.isFull()) return this.refuse(503, 'the duplicate filter is full; the service will retry');
+    if (!canPrint())
+      return this.refuse(503, 'output is not being read (stdout is full); the service will send it again');
+    if (dedupe && this.seen.isFull())
+      return this.refuse(503, 'the duplicate filter is full; the service will send it again');
     let place: Reservation | undefined;
     if (this.queue) {
       const bytes = Buffer.byteLength(raw);
@@ -148,7 +150,8 @@ export class EventHandler {
         place = await this.queue.reserveWhenRoom(bytes, wait.share, wait.signal);
         if (!place) return { status: 0, note: `${label}: stopped before the queue had room` };
       } else place = this.queue.reserve(bytes);
-      if (!place) return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will retry`);
+      if (!place)
+        return this.refuse(503, `the exec queue is full (${this.queue.size} events); the service will send it again`);
     }
     return this.settle({ raw, received, key, label, userAgent, place });
   }
@@ -179,7 +182,7 @@ export class EventHandler {
     } finally {
       if (this.inFlight.get(key) === attempt) this.inFlight.delete(key);
     }
-    if (!ok) return this.refuse(502, `${label}: the app did not accept it; the service will retry`);
+    if (!ok) return this.refuse(502, `${label}: the app did not accept it; the service will send it again`);
     this.counts.acknowledged++;
     // A synthesised event leaves out what the API did not say: that is by design, not worth a warning.
     if (received.problem !== undefined && !received.synthesised)

@@ -1,7 +1,7 @@
 /**
  * The `--exec` queue: bounded in events and in bytes, run with a bounded concurrency (1 = one at a time, in arrival
  * order). A delivery reserves its place before it is acknowledged, so an event answered 200 always has a place to run,
- * and a full queue answers 503 (the service retries later) instead of dropping an acknowledged event.
+ * and a full queue answers 503 (the service sends it again later) instead of dropping an acknowledged event.
  */
 export interface ExecJob {
   /** `completed task 7`, for log lines and the list of events not run. */
@@ -76,7 +76,8 @@ export class ExecQueue {
 
   /**
    * A place taken only while fewer than `share` events are held, waiting for one to free meanwhile (catch-up's events
-   * have no sender to retry them, and leave the rest of the queue to live deliveries); undefined once `signal` aborts.
+   * have no sender to send them again, and leave the rest of the queue to live deliveries); undefined once `signal`
+   * aborts.
    */
   async reserveWhenRoom(bytes: number, share: number, signal: AbortSignal): Promise<Reservation | undefined> {
     const cap = Math.max(1, Math.min(share, this.options.limit));

@@ -4,15 +4,15 @@
  * - the 200 is sent only once the event is handled: printed, forwarded to the app and accepted there (2xx) when
  *   `forwardTo` is set, given a place in the exec queue when `exec` is set, and on disk when `spool` is set; otherwise
  *   the service gets 502 (forward failed) or 503 (queue full, too many bodies at once, stdout not being read), does not
- *   count the delivery, and retries it later;
- * - an event is marked as seen only when acknowledged, so the service's retry of a delivery that failed here is handled;
- *   a repeat of an acknowledged one is printed as a duplicate and not handed on again (unless `dedupe` is off);
+ *   count the delivery, and sends it again later;
+ * - an event is marked as seen only when acknowledged, so the service's next attempt at a delivery that failed here is
+ *   handled; a repeat of an acknowledged one is printed as a duplicate and not handed on again (unless `dedupe` is off);
  * - memory is bounded: a body cap, a cap on bodies held at once, a queue bounded in events and bytes, a bounded
  *   duplicate filter, and stdout back-pressure.
  *
- * Every correctly signed JSON body is accepted whatever its shape (a 400 would make the service retry a delivery that
- * can never change, then drop it); a shape that is not docs/openapi.json's (webhooks) is handed on as received, with a
- * warning.
+ * Every correctly signed JSON body is accepted whatever its shape (a 400 would make the service send again a delivery
+ * that can never change, then drop it); a shape that is not docs/openapi.json's (webhooks) is handed on as received,
+ * with a warning.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -92,7 +92,7 @@ export interface WebhookListener {
   /**
    * Handles a body as if delivered (catch-up's synthesised events): the same printing, forwarding, queue and filter,
    * but waiting for room in the exec queue (at most half of it, so live deliveries keep the rest) rather than refused:
-   * nobody would retry it. Status 0 when `signal` aborted that wait.
+   * nobody would send it again. Status 0 when `signal` aborted that wait.
    */
   inject: (raw: string, signal?: AbortSignal) => Promise<Outcome>;
   /** The exec queue's places catch-up may hold at once: half of `queue`, at least one. */

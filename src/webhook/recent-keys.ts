@@ -1,11 +1,11 @@
 /**
- * The events already handed on, so a delivery the service sends again (its retries span about 18 minutes; a replay from
- * the dashboard comes any time) is handled once. Bounded twice: entries older than `windowMs` are forgotten, and at most
- * `capacity` are kept. A key younger than `minimumMs` is never dropped to make room: when every kept key is that young,
- * `add` reports `full` and the listener answers 503 (the service retries later) instead of forgetting too soon.
+ * The events already handed on, so a delivery the service sends again (its redeliveries span about 18 minutes; a
+ * replay from the dashboard comes any time) is handled once. Bounded twice: entries older than `windowMs` are
+ * forgotten, and at most `capacity` are kept. A key younger than `minimumMs` is never dropped to make room: when every kept key is that young,
+ * `add` reports `full` and the listener answers 503 (the service sends it again later) instead of forgetting too soon.
  */
 export const DEDUPE_WINDOW_MS = 60 * 60_000;
-/** The service's retries (5 s + 30 s + 2 min + 5 min + 10 min) end within 18 minutes: remember at least 30. */
+/** The service's redeliveries (5 s + 30 s + 2 min + 5 min + 10 min) end within 18 minutes: remember at least 30. */
 export const DEDUPE_MINIMUM_MS = 30 * 60_000;
 /** About 100 bytes a key: 10 MB at most. */
 const DEDUPE_CAPACITY = 100_000;

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, waitFor, type E2EWorld } from '../e2e/harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from '../e2e/spawn-cli.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

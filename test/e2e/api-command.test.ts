@@ -3,7 +3,7 @@
  * `main()` in this process (their subject is the request and its answer, not the process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 beforeAll(async () => {

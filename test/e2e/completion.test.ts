@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { BIN, isolatedHome, runCli, startWorld, type E2EWorld } from './spawn-cli.js';
 import { openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
+import { BIN, runProcess, startWorld, type E2EWorld } from './spawn-cli.js';
 
 interface SandboxState {
   balance: number;

@@ -9,8 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { DIALECT_NAMES } from '../../src/sandbox/dialect-names.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
-import type { RunOptions, RunResult } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import type { RunOptions, RunResult } from '../unit/commands/run-in-process.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -7,8 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../unit/commands/harness.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 const SERVICE = 'domain_check_availability';
 /** Enough items that the two seeds agree on some and differ on others (the diff's size is the bench's, not this). */

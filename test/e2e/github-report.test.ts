@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAll, parseXml } from '../unit/report/xml.js';
-import { FakeClock } from '../unit/commands/harness.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 let dir: string;

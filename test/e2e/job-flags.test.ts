@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../unit/commands/harness.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 const S = 'domain_check_availability';
 let world: E2EWorld;

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { ctrlC, postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { ctrlC, postsReceived, startCli, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountKey } from '../../src/store/cache.js';
 import { CreateLedger } from '../../src/store/ledger.js';
-import { FakeClock } from '../unit/commands/harness.js';
-import { startWorld, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 
 interface SandboxTask {
   id: number;

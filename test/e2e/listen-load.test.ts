@@ -13,7 +13,7 @@ describe('webhook listen under load (smoke)', () => {
       expect(result.printed).toEqual({ once: 40, missing: 0, extra: 0 });
       expect(result.forwarded).toEqual({ once: 40, missing: 0, extra: 0 });
       expect(result.executed).toEqual({ once: 40, missing: 0, extra: 0 });
-      // The app's failures reached the service as 502s, which it retried.
+      // The app's failures reached the service as 502s, which it delivered again.
       expect(result.refused[502]).toBeGreaterThan(0);
       expect(result.duplicatesLogged).toBe(result.replays);
       expect(result.exitCode).toBe(0);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedHome } from './harness.js';
+import { isolatedHome } from './spawn-cli.js';
 import { skippedUnless } from '../skip-reason.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

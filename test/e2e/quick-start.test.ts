@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
+import { isolatedHome, runCli, suiteCodeCache } from './spawn-cli.js';
 import { hasTmux, openTerminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

@@ -6,7 +6,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './harness.js';
+import { BIN, startWorld, type E2EWorld } from './spawn-cli.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;

@@ -7,7 +7,7 @@
  * is created and printed, not the process.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ctrlC, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { ctrlC, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 import { RealThenVirtualClock } from './real-then-virtual-clock.js';
 
 const S = 'domain_check_availability';

@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './harness.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './spawn-cli.js';
 
 let home: IsolatedHome | undefined;
 let sandbox: ChildProcess | undefined;

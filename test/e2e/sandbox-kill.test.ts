@@ -8,8 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, waitFor, type IsolatedHome } from './harness.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { BIN, isolatedHome, waitFor, type IsolatedHome } from './spawn-cli.js';
 
 const ROUNDS = Number(process.env.SANDBOX_KILL_ROUNDS ?? 3);
 const WORKERS = 8;

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTaskctl } from '../unit/commands/harness.js';
-import { BIN, isolatedHome, type IsolatedHome } from './harness.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { BIN, isolatedHome, type IsolatedHome } from './spawn-cli.js';
 
 /** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB), so side A spills. Side B is
  * one item: one side spilling makes the scratch dir. Few items with a long note: the bytes spill a run, while the work

@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, openSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 beforeAll(async () => {

@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../unit/commands/harness.js';
-import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './harness.js';
+import { FakeClock } from '../clock.js';
+import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 
 // One sandbox for the file: each test follows a task of its own.
 let world: E2EWorld;

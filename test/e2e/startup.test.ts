@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { systemClock } from '../../src/lib/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { BIN, isolatedHome, runCli, runProcess, startWorld, type E2EWorld, type IsolatedHome } from './harness.js';
+import { BIN, isolatedHome, runCli, runProcess, startWorld, type E2EWorld, type IsolatedHome } from './spawn-cli.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 /** What commander prints for `args` when stdout is not a terminal, in process, from src/. */

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { codeCacheFile } from '../../src/boot/code-cache.js';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
-import { postsReceived, runCli, startWorld, type E2EWorld } from './harness.js';
+import { postsReceived, runCli, startWorld, type E2EWorld } from './spawn-cli.js';
 
 let root: string;
 let dir: string;
@@ -59,21 +59,29 @@ describe('config file across processes', () => {
     await config.set('default', 'output', 'json');
     const writer = fixture('config-writer');
     let caught = false;
+    /** What each write that was not caught looked like, for the failure. */
+    const missed: string[] = [];
     for (let attempt = 0; attempt < 5 && !caught; attempt++) {
       const child = spawn(process.execPath, [writer, dir, String(12 * 1024 * 1024)], {
         stdio: 'ignore',
       });
       const exited = new Promise((resolve) => child.on('exit', resolve));
+      let looks = 0;
       while (child.exitCode === null && child.signalCode === null && !caught) {
+        looks++;
         if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
           child.kill('SIGKILL');
           caught = true;
         } else await new Promise((resolve) => setTimeout(resolve, 1));
       }
       await exited;
-      if (!caught) await config.set('default', 'base-url', 'https://a.example'); // too quick to catch: again
+      if (!caught) {
+        const end = child.signalCode ?? `exit ${child.exitCode}`;
+        missed.push(`write ${attempt + 1}: ${end} after ${looks} looks; dir: ${readdirSync(dir).sort().join(', ')}`);
+        await config.set('default', 'base-url', 'https://a.example'); // too quick to catch: again
+      }
     }
-    expect(caught).toBe(true);
+    expect(caught, `no .tmp file seen while the writer ran, in 5 writes:\n${missed.join('\n')}`).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(expect.arrayContaining(['config.json', 'config.json.lock']));
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
     await (await open(2_000)).set('default', 'confirm-above', 7);

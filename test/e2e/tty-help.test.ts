@@ -4,7 +4,7 @@
  * from the fast path (dist/help.json) at 80 columns and from commander at 100: both are checked. Skipped without tmux.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

@@ -1,6 +1,6 @@
 /** Prompts as a person meets them, in a real terminal (tmux): the cost confirmation and the hidden key prompt (Enter, Ctrl-D). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, isolatedHome, startWorld, suiteCodeCache, type E2EWorld } from './harness.js';
+import { BIN, isolatedHome, startWorld, suiteCodeCache, type E2EWorld } from './spawn-cli.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';

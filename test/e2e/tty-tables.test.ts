@@ -4,7 +4,7 @@
  * columns (and at 80 again) are rendered in process with the same checks: tty-widths.test.ts. Skipped without tmux.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';

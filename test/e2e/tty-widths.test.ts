@@ -10,9 +10,10 @@
  * test/unit/output/width.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type E2EWorld } from './harness.js';
+import { startWorld, type E2EWorld } from './spawn-cli.js';
 import { hasTmux, openTerminal, type Terminal } from './tmux.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

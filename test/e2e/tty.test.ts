@@ -4,9 +4,10 @@
  * decision being the environment's). The terminal tests are skipped without tmux.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolatedHome, runCli, suiteCodeCache } from './harness.js';
+import { isolatedHome, runCli, suiteCodeCache } from './spawn-cli.js';
 import { hasTmux, openTerminal } from './tmux.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 

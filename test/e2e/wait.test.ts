@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
-import { FakeClock } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 import { guardStdout } from '../../src/output/stdout-guard.js';
 import { brokenStdout } from '../unit/commands/broken-stdout.js';
-import { BIN, runProcess, startWorld, type E2EWorld } from './harness.js';
+import { BIN, runProcess, startWorld, type E2EWorld } from './spawn-cli.js';
 
 let world: E2EWorld;
 /** One virtual clock for the sandbox and the command: a wait's sleeps advance the sandbox's work, no real time passes. */

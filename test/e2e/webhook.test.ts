@@ -13,7 +13,7 @@ import { WebhookEventSchema } from '../../src/api/schemas.js';
 import { systemClock } from '../../src/lib/time.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { BIN, freePort, isolatedHome, startWorld, waitFor as waitForEvent, type E2EWorld } from './harness.js';
+import { BIN, freePort, isolatedHome, startWorld, waitFor as waitForEvent, type E2EWorld } from './spawn-cli.js';
 
 /** A loopback address no other test binds: a port found free there stays free until this file binds it. */
 const APP_HOST = '127.0.0.5';
@@ -165,7 +165,7 @@ describe('webhook listen', () => {
     expect(out.stderr()).toMatch(/warning: completed task 5 is not the documented event shape \(task\.platform/);
   });
 
-  it('survives a receiver that failed the first attempts: the sandbox retries and each event prints once', async () => {
+  it('survives a receiver that failed the first attempts: the sandbox delivers them again and each event prints once', async () => {
     let port = 0; // the listener's, once it has started
     // A flaky front: answers 503 to the first two deliveries, then forwards to the listener.
     let seen = 0;
@@ -226,7 +226,7 @@ describe('webhook listen', () => {
 });
 
 describe('webhook listen never loses an acknowledged event', () => {
-  it('--forward-to an app that is down: the service gets 502, retries, and the app gets each event once when it is up', async () => {
+  it('--forward-to an app that is down: the service gets 502, delivers it again, and the app gets each event once when it is up', async () => {
     // The app's address is one no other test binds, so its port stays free until the app starts here.
     const appPort = await freePort(APP_HOST);
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.01 });

@@ -24,8 +24,8 @@ import { dedupeItems, planChunks, readItems, validateItems } from '../../src/cor
 import { formatDuration, parseDuration } from '../../src/lib/duration.js';
 import { CliError, RateLimitError, UsageError } from '../../src/errors.js';
 import { createRedactor } from '../../src/lib/redact.js';
-import { FakeClock } from '../unit/api/helpers.js';
-import { KEY } from './helpers.js';
+import { FakeClock } from '../clock.js';
+import { KEY } from './scripted-server.js';
 
 const YEAR_MS = 365 * 24 * 3_600_000;
 

@@ -8,9 +8,10 @@ import { setFlagsFromString } from 'node:v8';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { systemClock } from '../../src/lib/time.js';
-import { isolatedHome, KEY } from './helpers.js';
+import { isolatedHome, KEY } from './scripted-server.js';
 import { hostileServer, type HostileMode, type HostileServer } from './hostile-server.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
 

@@ -12,8 +12,8 @@ import { systemClock } from '../../src/lib/time.js';
 import { ExitCode, InputError, UsageError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { startWorld, type CliResult, type E2EWorld } from '../e2e/harness.js';
-import { KEY, runShell } from './helpers.js';
+import { startWorld, type CliResult, type E2EWorld } from '../e2e/spawn-cli.js';
+import { KEY, runShell } from './scripted-server.js';
 import { AS_ROOT, skippedUnless } from '../skip-reason.js';
 
 interface SandboxState {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { isolatedHome } from '../e2e/harness.js';
-import { KEY, runInProcess } from './helpers.js';
+import { isolatedHome } from '../e2e/spawn-cli.js';
+import { KEY, runInProcess } from './scripted-server.js';
 
 interface Stats {
   total: number;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { BIN, startWorld, waitFor, type CliResult, type E2EWorld } from '../e2e/harness.js';
+import { BIN, startWorld, waitFor, type CliResult, type E2EWorld } from '../e2e/spawn-cli.js';
 import {
   cliEnv,
   isolatedHome,
@@ -21,7 +21,7 @@ import {
   SERVICE,
   task,
   type ScriptedServer,
-} from './helpers.js';
+} from './scripted-server.js';
 
 import { signatureMatches } from '../../src/webhook/signature.js';
 import { startWebhookListener } from '../../src/webhook/listener.js';

@@ -16,8 +16,8 @@ import { AmbiguousCreateError } from '../../src/api/api-errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/harness.js';
-import { FakeClock } from '../unit/api/helpers.js';
+import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/spawn-cli.js';
+import { FakeClock, T0 } from '../clock.js';
 import { SkipClock } from '../campaign/world.js';
 import {
   BALANCE_OK,
@@ -31,7 +31,7 @@ import {
   SERVICE,
   task,
   type ScriptedServer,
-} from './helpers.js';
+} from './scripted-server.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 interface SandboxState {
@@ -756,7 +756,7 @@ describe.concurrent('wire', () => {
 
     it('W31 reconciliation measures created_at on the server clock when Date headers gave it', async () => {
       const { reconcileCreate } = await import('../../src/core/reconcile.js');
-      const sentAt = Date.parse('2026-01-01T12:00:00Z');
+      const sentAt = T0;
       const stored = (id: number, createdAt: number): Task => ({
         id,
         service: 'domain_check_availability',
@@ -776,10 +776,7 @@ describe.concurrent('wire', () => {
         serverClockBounds: () => ({ low: offset, high: offset === undefined ? undefined : offset + 1000 }),
       });
       // Virtual time: the reconciliation's 10 s pass at once.
-      const clock = () => {
-        let now = sentAt + 500;
-        return { now: () => now, sleep: async (ms: number) => void (now += ms) };
-      };
+      const clock = () => new FakeClock(sentAt + 500);
       const find = (tasks: Task[], offset: number | undefined) =>
         reconcileCreate(reader(tasks, offset), {
           service: 'domain_check_availability',

@@ -1,6 +1,6 @@
 /**
  * Load test of `taskctl webhook listen` (the built binary): a simulated service sends signed events in bursts and
- * retries every delivery it did not get 200 for (as the service does), also replays some it did; the forward target
+ * sends again every delivery it did not get 200 for (as the service does), also replays some it did; the forward target
  * fails a share of requests; the exec command takes 50 ms. It counts that every event the service saw acknowledged was
  * printed, forwarded (2xx) and executed exactly once, and reads the listener's peak RSS (VmHWM).
  *
@@ -176,7 +176,7 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
   const refused: Record<number, number> = {};
   let deliveries = 0;
   const acknowledged = new Set<string>();
-  /** One delivery, retried until it gets 200 (the service's schedule, compressed). */
+  /** One delivery, sent again until it gets 200 (the service's schedule, compressed). */
   const deliver = async (taskId: number, name: 'processing' | 'completed'): Promise<void> => {
     const body = eventBody(taskId, name, padding);
     for (let attempt = 0; ; attempt++) {
@@ -209,7 +209,7 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
   for (let i = 0; i < events.length; i += options.burst) {
     const burst = events.slice(i, i + options.burst);
     await Promise.all(burst.map(([id, name]) => deliver(id, name)));
-    // Replays of some acknowledged events (a person pressing Replay, or a retry whose 200 was lost).
+    // Replays of some acknowledged events (a person pressing Replay, or a redelivery whose 200 was lost).
     const again = burst.filter(() => rand() < options.replayRate);
     replays += again.length;
     await Promise.all(again.map(([id, name]) => deliver(id, name)));

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES } from '../../src/sandbox/index.js';
 import { UsageError } from '../../src/errors.js';
-import { receivedWhen, call, createTask, fakeClock, start, startReceiver } from './helpers.js';
+import { FakeClock, T0 } from '../clock.js';
+import { receivedWhen, call, createTask, start, startReceiver } from './helpers.js';
 
 const MIN = 60_000;
 
@@ -27,47 +28,45 @@ describe('sandbox dialects', () => {
   });
 
   it('reset-delta: X-RateLimit-Reset counts seconds to the window end', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15));
+    const clock = new FakeClock(T0 + 15_000);
     const sandbox = await start({ clock, dialects: ['reset-delta'] });
     expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe('45');
   });
 
   it('reset-ms: X-RateLimit-Reset is the epoch time of the window end in milliseconds', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15));
+    const clock = new FakeClock(T0 + 15_000);
     const sandbox = await start({ clock, dialects: ['reset-ms'] });
-    expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe(
-      String(Date.UTC(2025, 0, 1, 12, 1)),
-    );
+    expect((await call(sandbox, '/balance')).headers.get('x-ratelimit-reset')).toBe(String(T0 + MIN));
   });
 
   it('whole-seconds: created_at (and the other timestamps) without a fraction, truncated', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15, 900));
+    const clock = new FakeClock(T0 + 15_900);
     const sandbox = await start({ clock, itemMs: 10, dialects: ['whole-seconds'] });
     const { body } = await createTask(sandbox, ['a.com']);
-    expect(body.data.created_at).toBe('2025-01-01T12:00:15Z');
+    expect(body.data.created_at).toBe('2025-01-15T12:00:15Z');
     clock.advance(MIN);
     const task = (await call(sandbox, `/tasks/${body.data.id}`)).body.data;
     expect([task.created_at, task.started_at, task.completed_at]).toEqual([
-      '2025-01-01T12:00:15Z',
-      '2025-01-01T12:00:15Z',
-      '2025-01-01T12:00:15Z', // done 20 ms later, at 12:00:15.920
+      '2025-01-15T12:00:15Z',
+      '2025-01-15T12:00:15Z',
+      '2025-01-15T12:00:15Z', // done 20 ms later, at 12:00:15.920
     ]);
-    expect((await call(sandbox, '/tasks')).body.data[0].created_at).toBe('2025-01-01T12:00:15Z');
+    expect((await call(sandbox, '/tasks')).body.data[0].created_at).toBe('2025-01-15T12:00:15Z');
   });
 
   it('clock skew: timestamps and the Date header run 3 s ahead of the given clock (and behind with -3 s)', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15, 250));
+    const clock = new FakeClock(T0 + 15_250);
     const ahead = await start({ clock, clockSkewMs: 3000 });
     const created = await createTask(ahead, ['a.com']);
-    expect(created.body.data.created_at).toBe('2025-01-01T12:00:18.250Z');
-    expect(created.headers.get('date')).toBe('Wed, 01 Jan 2025 12:00:18 GMT');
+    expect(created.body.data.created_at).toBe('2025-01-15T12:00:18.250Z');
+    expect(created.headers.get('date')).toBe('Wed, 15 Jan 2025 12:00:18 GMT');
     const behind = await start({ clock, clockSkewMs: -3000 });
-    expect((await createTask(behind, ['a.com'])).body.data.created_at).toBe('2025-01-01T12:00:12.250Z');
+    expect((await createTask(behind, ['a.com'])).body.data.created_at).toBe('2025-01-15T12:00:12.250Z');
     await expect(start({ clockSkewMs: 2 * 86_400_000 })).rejects.toThrow(/clock skew/);
   });
 
   it('item-statuses: queued/running items, error for fail-, skipped for skip- counted in neither count', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sandbox = await start({ clock, itemMs: 1000, dialects: ['item-statuses'] });
     const { body } = await createTask(sandbox, ['a.com', 'fail-b.com', 'skip-c.com', 'd.com']);
     clock.advance(1_500);
@@ -89,7 +88,7 @@ describe('sandbox dialects', () => {
   });
 
   it('task-statuses: queued, running, cancelled (no failed_at) and archived (with completed_at)', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sandbox = await start({ clock, itemMs: 1000, dialects: ['task-statuses'] });
     const created = (await createTask(sandbox, ['a.com', 'b.com'])).body.data;
     expect(created.status).toBe('queued');
@@ -124,7 +123,7 @@ describe('sandbox dialects', () => {
   });
 
   it('no-items, bare-tasks, sparse, string-ids', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sandbox = await start({ clock, itemMs: 1000, dialects: ['no-items', 'bare-tasks', 'sparse', 'string-ids'] });
     const created = (await createTask(sandbox, ['a.com'])).body.data;
     expect(created).toEqual({
@@ -142,7 +141,7 @@ describe('sandbox dialects', () => {
   });
 
   it('sparse leaves out the data of unfinished items', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sandbox = await start({ clock, itemMs: 1000, dialects: ['sparse'] });
     await createTask(sandbox, ['a.com', 'b.com']);
     const items = (await call(sandbox, '/tasks/1')).body.data.items;

@@ -1,24 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { call, createTask, fakeClock, start, waitForTask, type Json } from './helpers.js';
+import { FakeClock } from '../clock.js';
+import { call, createTask, start, waitForTask, type Json } from './helpers.js';
 
 const ITEM_MS = 100;
 const QUEUE_MS = 50; // min(itemMs, 50)
 
 /** GET /tasks/1 at fake time `created + ms`. */
-async function at(
-  sb: Awaited<ReturnType<typeof start>>,
-  clock: ReturnType<typeof fakeClock>,
-  created: number,
-  ms: number,
-) {
-  clock.t = created + ms;
+async function at(sb: Awaited<ReturnType<typeof start>>, clock: FakeClock, created: number, ms: number) {
+  clock.nowMs = created + ms;
   return (await call(sb, '/tasks/1')).body.data;
 }
 
 describe('sandbox lifecycle (derived from an injected clock)', () => {
   it('goes pending → processing → completed with timestamps and counts', async () => {
-    const clock = fakeClock();
-    const created = clock.t;
+    const clock = new FakeClock();
+    const created = clock.nowMs;
     const sb = await start({ clock, itemMs: ITEM_MS, rateLimit: 0 });
     expect((await createTask(sb, ['a.com', 'b.com', 'c.com'])).body.data.status).toBe('pending');
 
@@ -56,10 +52,10 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
   });
 
   it('fails `fail-` items individually; the task still completes', async () => {
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = await start({ clock, itemMs: ITEM_MS });
     await createTask(sb, ['ok-1.com', 'fail-2.com', 'ok-3.com']);
-    const done = await at(sb, clock, clock.t, QUEUE_MS + 3 * ITEM_MS);
+    const done = await at(sb, clock, clock.nowMs, QUEUE_MS + 3 * ITEM_MS);
     expect(done).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });
     expect(done.items[1]).toEqual({
       target: 'fail-2.com',
@@ -72,8 +68,8 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
   });
 
   it('fails the task when processing finishes a `taskfail-` item; later items are skipped', async () => {
-    const clock = fakeClock();
-    const created = clock.t;
+    const clock = new FakeClock();
+    const created = clock.nowMs;
     const sb = await start({ clock, itemMs: ITEM_MS });
     await createTask(sb, ['a.com', 'fail-b.com', 'taskfail-c.com', 'd.com', 'e.com']);
     const before = await at(sb, clock, created, QUEUE_MS + 3 * ITEM_MS - 1);
@@ -95,8 +91,8 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
   });
 
   it('takes 10× itemMs for `slow-` items', async () => {
-    const clock = fakeClock();
-    const created = clock.t;
+    const clock = new FakeClock();
+    const created = clock.nowMs;
     const sb = await start({ clock, itemMs: ITEM_MS });
     await createTask(sb, ['a.com', 'slow-b.com', 'c.com']);
     const duringSlow = await at(sb, clock, created, QUEUE_MS + ITEM_MS + 9 * ITEM_MS);
@@ -108,20 +104,20 @@ describe('sandbox lifecycle (derived from an injected clock)', () => {
   });
 
   it('keeps a 10,000-item task cheap and exact at any moment', async () => {
-    const clock = fakeClock();
-    const created = clock.t;
+    const clock = new FakeClock();
+    const created = clock.nowMs;
     const sb = await start({ clock, itemMs: 1, balance: 1_000_000 });
     const items = Array.from({ length: 10_000 }, (_, i) =>
       i % 1000 === 999 ? `slow-${i}.com` : i % 100 === 7 ? `fail-${i}.com` : `d${i}.com`,
     );
     expect((await createTask(sb, items)).status).toBe(201);
     // Queue 1 ms; after 5,000 ms: items 0..N done where slow items (at 999, 1999, ...) cost 10 ms each.
-    clock.t = created + 1 + 5_000;
+    clock.nowMs = created + 1 + 5_000;
     const list = (await call(sb, '/tasks')).body.data[0];
     // 5000 ms = k items + 9 ms per slow item among them: k = 4964 (4 slow items below index 4964, 4964 + 36 = 5000).
     expect(list.completed_items).toBe(4964 - 50);
     expect(list.failed_items).toBe(50);
-    clock.t = created + 1 + 10_000 + 90;
+    clock.nowMs = created + 1 + 10_000 + 90;
     const done = (await call(sb, '/tasks/1')).body.data;
     expect(done).toMatchObject({ status: 'completed', completed_items: 9_900, failed_items: 100 });
     expect(done.items).toHaveLength(10_000);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
 import { ExitCode } from '../../src/errors.js';
+import { FakeClock } from '../clock.js';
 import { BASE_PATH, contract, deref, findOperation, requestProblems, responseKey } from './openapi-check.js';
 import type { Json, WireRequest } from './openapi-check.js';
 
@@ -81,14 +82,13 @@ async function recorder(): Promise<Recorder> {
 }
 
 function client(baseUrl: string, authScheme: 'x-api-key' | 'bearer'): ApiClient {
-  const instant = { now: () => Date.now(), sleep: () => Promise.resolve() };
   const api = createApiClient({
     baseUrl,
     apiKey: KEY,
     authScheme,
     userAgent: 'taskctl/contract',
     env: {},
-    clock: instant,
+    clock: new FakeClock(Date.now()),
   });
   closing.push(() => api.close());
   return api;

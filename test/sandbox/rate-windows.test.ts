@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { admin, call, fakeClock, start } from './helpers.js';
+import { FakeClock, T0 } from '../clock.js';
+import { admin, call, start } from './helpers.js';
 
 describe('sandbox rate limit', () => {
   it('counts per key in a fixed minute window, then answers 429 with Retry-After', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 15)); // 15 s into a window
-    const windowEnd = Date.UTC(2025, 0, 1, 12, 1, 0) / 1000;
+    const clock = new FakeClock(T0 + 15_000); // 15 s into a window
+    const windowEnd = (T0 + 60_000) / 1000;
     const sb = await start({ clock, rateLimit: 5 });
     const remaining: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -43,7 +44,7 @@ describe('sandbox rate limit', () => {
   });
 
   it('puts the headers on every /api/v1 response: 401, 404, 405, 422', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 30));
+    const clock = new FakeClock(T0 + 30_000);
     const sb = await start({ clock, rateLimit: 50 });
     const responses = [
       await call(sb, '/balance', { auth: 'none' }),
@@ -55,7 +56,7 @@ describe('sandbox rate limit', () => {
     expect(responses.map((r) => r.status)).toEqual([401, 404, 404, 405, 422]);
     for (const res of responses) {
       expect(res.headers.get('x-ratelimit-limit')).toBe('50');
-      expect(res.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2025, 0, 1, 12, 1, 0) / 1000));
+      expect(res.headers.get('x-ratelimit-reset')).toBe(String((T0 + 60_000) / 1000));
     }
     expect(responses.slice(1).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['49', '48', '47', '46']);
   });
@@ -77,11 +78,11 @@ describe('sandbox rate limit', () => {
 
 describe('sandbox --rate-window', () => {
   it('windows of the given length: the budget comes back when the short window ends, and Reset names its end', async () => {
-    const clock = fakeClock(Date.UTC(2025, 0, 1, 12, 0, 1)); // 1 s into a 3 s window
+    const clock = new FakeClock(T0 + 1_000); // 1 s into a 3 s window
     const sb = await start({ clock, rateLimit: 2, rateWindowMs: 3000 });
     expect((await call(sb, '/balance')).status).toBe(200);
     const last = await call(sb, '/balance');
-    expect(last.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2025, 0, 1, 12, 0, 3) / 1000));
+    expect(last.headers.get('x-ratelimit-reset')).toBe(String((T0 + 3_000) / 1000));
     const limited = await call(sb, '/balance');
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');

@@ -103,7 +103,7 @@ describe('sandbox webhooks', () => {
     });
   });
 
-  it('retries failed deliveries on the scaled schedule until one succeeds', async () => {
+  it('delivers failed deliveries again on the scaled schedule until one succeeds', async () => {
     let processingAttempts = 0;
     const receiver = await startReceiver((_n, body) =>
       body.event === 'processing' && ++processingAttempts <= 2 ? 500 : 200,

@@ -13,13 +13,14 @@ import {
   TaskResponseSchema,
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
-import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
+import { FakeClock } from '../clock.js';
+import { receivedWhen, admin, call, start, startReceiver } from './helpers.js';
 import type { CallResult } from './helpers.js';
 
 describe("sandbox answers and the client's zod schemas", () => {
   it('answers a full scenario with bodies that all parse with the shared schemas', async () => {
     const receiver = await startReceiver();
-    const clock = fakeClock();
+    const clock = new FakeClock();
     const sb = await start({ clock, itemMs: 100, rateLimit: 40, balance: 60, webhookUrl: receiver.url });
     const checked: Array<[string, CallResult, z.ZodType]> = [];
     const expectOk = async (label: string, schema: z.ZodType, res: Promise<CallResult>) =>

@@ -1,6 +1,6 @@
 /**
  * vitest global setup: one directory for the CLI bundle's code cache (src/boot/code-cache.ts), shared by the homes the
- * e2e harness makes for its worlds (test/e2e/harness.ts), removed after the run. Every test makes a fresh home, and a
+ * e2e harness makes for its worlds (test/e2e/spawn-cli.ts), removed after the run. Every test makes a fresh home, and a
  * home's first run of a command compiled the 1.3 MB bundle cold, then serialised a cache at exit that the home rarely
  * used again: ~0.07 s more CPU than a warm start (0.33 against 0.26 s), in most of the suite's spawns. Shared, each
  * command word is compiled cold about once per run. What a run does is the same either way: the cache is checked against the bundle it was made from, and a
@@ -14,7 +14,7 @@ import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The shared code cache directory (absent in a run without this setup): test/e2e/harness.ts links homes to it. */
+    /** The shared code cache directory (absent in a run without this setup): e2e/spawn-cli.ts links homes to it. */
     codeCacheDir?: string;
   }
 }

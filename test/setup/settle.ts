@@ -8,7 +8,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { afterAll, afterEach } from 'vitest';
-import { settleTest } from '../unit/commands/harness.js';
+import { settleTest } from '../unit/commands/run-in-process.js';
 import { recordCpuByFile } from './cpu-by-file.js';
 
 afterEach(settleTest);

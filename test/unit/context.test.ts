@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { InputStream } from '../../src/output/io.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl } from './commands/harness.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl } from './commands/run-in-process.js';
 
 const sandboxes = vi.hoisted(() => ({ started: 0 }));
 vi.mock('../../src/sandbox/index.js', async (importOriginal) => {

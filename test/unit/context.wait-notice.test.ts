@@ -1,6 +1,6 @@
 /** In-process: a rate-limit wait over 2 s is one stderr line (virtual clock); short waits stay silent, -q keeps the line for waits over 5 s. */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl } from './commands/harness.js';
+import { FakeClock, mockApi, runTaskctl } from './commands/run-in-process.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const LIMITED = { success: false, error: { code: 'rate_limited', message: 'Too many requests' } };

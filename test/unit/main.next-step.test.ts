@@ -3,7 +3,7 @@ import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { runTaskctl } from './commands/harness.js';
+import { runTaskctl } from './commands/run-in-process.js';
 
 describe('usage errors name the next step', () => {
   it.each([

@@ -7,7 +7,7 @@ import type { Deps, GlobalOptions } from '../../src/context.js';
 import { main, PLAIN_GLOBALS } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
 import { createMemoryIO, type MemoryIO } from '../../src/output/memory-io.js';
-import { FakeClock } from './clock.js';
+import { FakeClock } from '../clock.js';
 
 const home = mkdtempSync(join(tmpdir(), 'taskctl-main-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/main.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { FakeClock } from './clock.js';
+import { FakeClock } from '../clock.js';
 
 /** Names of Command's methods called during a test (a program built, options declared, argv parsed). */
 const called: string[] = [];

@@ -5,7 +5,7 @@
  * would send people looking for an id that is fine.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, sandboxRun, T0 } from '../commands/harness.js';
+import { mockApi, runTaskctl, sandboxRun, T0 } from '../commands/run-in-process.js';
 
 const HTML_404 = '<html><body><h1>404 Not Found</h1><p>nginx</p></body></html>';
 const NOT_THE_APIS: ReadonlyArray<[string, string, Record<string, string>]> = [

@@ -3,7 +3,7 @@ import type { MockAgent } from 'undici';
 import type { CreateTaskObserver } from '../../../src/api/client.js';
 import { AmbiguousCreateError } from '../../../src/api/api-errors.js';
 import { RateLimitError, UnavailableError } from '../../../src/errors.js';
-import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './helpers.js';
+import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, T0, TASK } from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

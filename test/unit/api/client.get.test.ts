@@ -25,7 +25,7 @@ import {
   scriptedDispatcher,
   T0,
   TASK,
-} from './helpers.js';
+} from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

@@ -20,7 +20,7 @@ import {
   scriptedDispatcher,
   T0,
   TASK,
-} from './helpers.js';
+} from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

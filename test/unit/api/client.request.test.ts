@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { ExitCode, NotFoundError, RateLimitError, RefusedError, UsageError } from '../../../src/errors.js';
-import { API_KEY, apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok } from './helpers.js';
+import { API_KEY, apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok } from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

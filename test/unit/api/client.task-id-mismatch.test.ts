@@ -3,7 +3,7 @@
  * and `watch` alike, never task N's data under another id and never "still running".
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../commands/harness.js';
+import { mockApi, runTaskctl } from '../commands/run-in-process.js';
 
 const other = {
   id: 8,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
-import { API_KEY, apiFailure, makeClient, mockAgent, ok } from './helpers.js';
+import { API_KEY, apiFailure, makeClient, mockAgent, ok } from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_WAIT_MS, parseRateLimit, RateLimiter } from '../../../src/api/rate-limit.js';
 import { ExitCode, RateLimitError } from '../../../src/errors.js';
-import { FakeClock, settle, T0 } from './helpers.js';
+import { FakeClock, settle, T0 } from './mock-agent.js';
 
 const headers = (limit: string, remaining: string, reset: string, extra: Record<string, string> = {}) => ({
   'x-ratelimit-limit': limit,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseRateLimit } from '../../../src/api/rate-limit.js';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../commands/harness.js';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../commands/run-in-process.js';
 
 const LIMITED = { success: false, error: { code: 'rate_limited', message: 'slow down' } };
 const BALANCE = { success: true, data: { balance: 120, currency: 'coins' } };

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
-import { apiFailure, FakeClock, JSON_HEADERS, makeClient, mockAgent, ok, T0 } from './helpers.js';
+import { apiFailure, FakeClock, JSON_HEADERS, makeClient, mockAgent, ok, T0 } from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

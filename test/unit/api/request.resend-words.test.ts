@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { REQUEST_TIMEOUT_CODE } from '../../../src/api/resend-policy.js';
-import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, scriptedDispatcher } from './helpers.js';
+import { apiFailure, JSON_HEADERS, makeClient, mockAgent, networkError, ok, scriptedDispatcher } from './mock-agent.js';
 
 let agent: MockAgent;
 let pool: ReturnType<MockAgent['get']>;

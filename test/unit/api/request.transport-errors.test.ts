@@ -1,8 +1,8 @@
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { selfSignedCertificate } from '../../hardening/helpers.js';
-import { runTaskctl } from '../commands/harness.js';
+import { selfSignedCertificate } from '../../hardening/scripted-server.js';
+import { runTaskctl } from '../commands/run-in-process.js';
 import { judgeFailure, type JudgeContext } from '../../../src/api/request.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { createRedactor } from '../../../src/lib/redact.js';

@@ -13,7 +13,7 @@ import {
 } from '../../../src/api/resend-policy.js';
 import { errorCode } from '../../../src/api/request.js';
 import { formatDuration } from '../../../src/lib/duration.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 /** The client's backoff never grows beyond this. */
 const BACKOFF_CAP_MS = 8_000;

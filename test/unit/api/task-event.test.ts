@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../../src/api/schemas.js';
 import type { Task } from '../../../src/api/schemas.js';
 import { platformOf, toWebhookEvent } from '../../../src/api/task-event.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 const NOW_ISO = new Date(T0).toISOString();
 const base: Task = {

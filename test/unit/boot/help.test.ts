@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cachedHelp, helpCommandPath, type HelpTexts } from '../../../src/boot/help.js';
 import { commandPaths, renderHelpTexts } from '../../../src/boot/render-help.js';
-import { FakeClock } from '../clock.js';
+import { FakeClock } from '../../clock.js';
 import { main } from '../../../src/main.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';

@@ -1,6 +1,6 @@
 /** A bare `taskctl` is a short overview; errors and hints are word-wrapped on a terminal, not in scripts. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../commands/harness.js';
+import { mockApi, runTaskctl } from '../commands/run-in-process.js';
 import { textWidth } from '../../../src/output/width.js';
 
 describe('bare taskctl', () => {

@@ -4,7 +4,7 @@
  * was created at T0 - 1 s - n × 2 s; `busyTask` gives both). With `items`, each task of the service asked for is
  * readable with GET /tasks/:id (four-digit ids only: a test's own task, such as retry's source 42, is its own reply).
  */
-import { T0, type MockApi } from './harness.js';
+import { T0, type MockApi } from './run-in-process.js';
 
 export interface BusyList {
   /** Pages the list says it has (default 12: more than the walk's bound of 10). */

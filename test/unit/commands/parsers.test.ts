@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { absolutePath, byteSize, jobArgument, positiveInt } from '../../../src/commands/parsers.js';
-import { mockApi, runTaskctl } from './harness.js';
+import { mockApi, runTaskctl } from './run-in-process.js';
 
 describe('byteSize (--max-body)', () => {
   it('reads binary units and plain bytes', () => {

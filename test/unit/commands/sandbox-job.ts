@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { SERVICE, tempDir } from '../core/job/fixture.js';
-import { sandboxRun } from './harness.js';
+import { sandboxRun } from './run-in-process.js';
 
 /** `items` in chunks of `chunkSize`, journaled in `dir`/job.jsonl; `targets(id)` reads a task's targets from the sandbox. */
 export async function sandboxJob(items: string[], chunkSize: number) {

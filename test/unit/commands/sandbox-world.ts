@@ -1,6 +1,6 @@
 /**
  * An in-process sandbox on loopback and `main()` runs sharing one clock: by default the one fake clock
- * (test/unit/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
+ * (test/clock.ts), so time moves only when the command or the sandbox sleeps and no test waits real time. The
  * campaigns (test/campaign/world.ts) build the same world on their scaled clocks.
  */
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +10,8 @@ import { request } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
-import { ctrlCWhen, FakeClock } from '../clock.js';
-import { runTaskctl, type RunOptions, type RunResult } from './harness.js';
+import { ctrlCWhen, FakeClock } from '../../clock.js';
+import { runTaskctl, type RunOptions, type RunResult } from './run-in-process.js';
 
 interface SandboxTask {
   id: number;

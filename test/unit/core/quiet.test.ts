@@ -3,7 +3,7 @@
  * fed to the next one as a script would (docs/behaviour.md#quiet). With an explicit `-o` the format wins.
  */
 import { describe, expect, it } from 'vitest';
-import { sandboxRun } from '../commands/harness.js';
+import { sandboxRun } from '../commands/run-in-process.js';
 
 const lines = (text: string) => text.trim().split('\n');
 

@@ -12,7 +12,7 @@ import {
   type TaskReader,
 } from '../../../src/core/reconcile.js';
 import { UnavailableError } from '../../../src/errors.js';
-import { FakeClock, T0 } from '../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 
 const EMPTY = { ids: new Set<number>(), complete: true };
 

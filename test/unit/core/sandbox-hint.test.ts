@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runTaskctl, sandboxRun } from '../commands/harness.js';
+import { runTaskctl, sandboxRun } from '../commands/run-in-process.js';
 
 const GONE =
   /this --sandbox service ends with this command; run `taskctl sandbox` in another terminal for one that lasts/i;

@@ -9,7 +9,7 @@ import {
   UNKNOWN_OFFSET_MS,
 } from '../../../src/core/server-time.js';
 // T0 (12:00:00.000Z) is the local clock's "now" in these tests.
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 describe('ServerClock', () => {
   it('nothing observed: two minutes either way, and a resolution of 1 s', () => {

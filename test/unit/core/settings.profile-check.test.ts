@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunOptions } from '../commands/harness.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunOptions } from '../commands/run-in-process.js';
 
 let home = '';
 beforeEach(() => {

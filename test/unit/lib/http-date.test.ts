@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseHttpDate } from '../../../src/lib/http-date.js';
 // T0 is Wednesday 2025-01-15 12:00:00 GMT.
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 const zone = process.env.TZ;
 
 afterEach(() => {

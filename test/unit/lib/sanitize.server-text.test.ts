@@ -3,8 +3,8 @@
  * service name cannot forge an "error:" line or a GitHub Actions workflow command (`::add-mask::`, `::error::`).
  */
 import { expect, it } from 'vitest';
-import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../commands/harness.js';
+import { task } from '../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../commands/run-in-process.js';
 
 const INJECTED = 'bad\n::add-mask::x\r\nerror: forged\u2028::warning::sep';
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { parseTaskId } from '../../../src/lib/task-id.js';
-import { task } from '../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../commands/harness.js';
+import { task } from '../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../commands/run-in-process.js';
 
 it('takes whole numbers, 0 included (a server may number from 0), and #42 as copied from a table', () => {
   expect(['0', '42', '#42', ' 7 '].map(parseTaskId)).toEqual([0, 42, 42, 7]);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
-import { FakeClock, mockApi, runTaskctl, type MockApi } from '../commands/harness.js';
+import { FakeClock, mockApi, runTaskctl, type MockApi } from '../commands/run-in-process.js';
 
 /** One page of tasks, each with `status`. */
 function replyList(api: MockApi, statuses: ReadonlyArray<[number, string]>): void {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTimestamp, parseTimestampWithResolution } from '../../../src/lib/timestamp.js';
 // T0 is 2025-01-15T12:00:00.000Z.
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 const READ: Array<[string, number, number]> = [
   ['2025-01-15T12:00:00Z', T0, 1000],

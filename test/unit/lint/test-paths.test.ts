@@ -2,8 +2,8 @@
  * A unit test's path says what it covers (test/README.md#where-tests-live): `test/unit/<dir>/<module>.test.ts` for
  * src/<dir>/<module>.ts, `<module>.<aspect>.test.ts` for one more file of the same module, and
  * `test/unit/commands/<command>/<scenario>.test.ts` for a scenario of `taskctl <command>` (src/commands/<command>.ts).
- * A test of a test helper sits beside it (`commands/harness.test.ts` ↔ `commands/harness.ts`); `lint/` holds checks
- * of the repository itself. A test file anywhere else, or named after no module, fails here.
+ * A test of a test helper sits beside it (`commands/run-in-process.test.ts` ↔ `commands/run-in-process.ts`); `lint/`
+ * holds checks of the repository itself. A test file anywhere else, or named after no module, fails here.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';

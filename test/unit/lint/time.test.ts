@@ -1,29 +1,50 @@
 /**
- * Time in the unit tests (test/README.md#time-in-tests): no real sleep, one fake clock, one instant. A unit test file
- * that waits on a real timer, reaches real time through the system clock or the campaigns' clocks (test/campaign), or
- * declares its own clock class, `T0` or fixed instant, fails here; test/unit/clock.ts is the one place for the clock and
- * T0. A line whose subject is a calendar date says so with `time-lint: a date` in a comment of its own.
+ * Time in tests (test/README.md#time-in-tests): one fake clock, one instant, in every tier; in unit tests also no real
+ * sleep. A test file of any tier (the campaigns' aside: their scaled clocks run in real time) that declares its own
+ * clock (a class, or an object with `now` and `sleep`), `T0` or fixed instant fails here, and a unit test file also
+ * when it waits on a real timer or reaches real time through the system clock or the campaigns' clocks. test/clock.ts
+ * is the one place for the clock and T0; test/e2e/real-then-virtual-clock.ts, real time while a spawned process runs
+ * and the fake clock's virtual time after it, is the one other clock. A line whose subject is a calendar date says so
+ * with `time-lint: a date` in a comment of its own.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../..', import.meta.url).pathname;
-const UNIT = join(ROOT, 'test/unit');
-/** The one fake clock: it alone may declare a clock class and T0. */
-const CLOCK = 'test/unit/clock.ts';
+const TESTS = join(ROOT, 'test');
+/** The one fake clock: it alone may declare a clock and T0. */
+const CLOCK = 'test/clock.ts';
+/** The clocks that are not a second fake clock (test/README.md#e2e-in-process-or-spawned). */
+const OTHER_CLOCKS = new Set(['test/e2e/real-then-virtual-clock.ts']);
+/** The campaigns keep real time running faster (their own scaled clocks): not checked. */
+const CAMPAIGNS = 'campaign';
 
-const RULES: Array<{ pattern: RegExp; says: string }> = [
-  { pattern: /\bset(Timeout|Interval)\s*\(/, says: 'a real timer: move time with the FakeClock (test/unit/clock.ts)' },
-  { pattern: /['"](node:)?timers\/promises['"]/, says: 'a real sleep: move time with the FakeClock' },
-  { pattern: /\bAtomics\.wait\s*\(/, says: 'a real sleep: move time with the FakeClock' },
+interface Rule {
+  pattern: RegExp;
+  says: string;
+}
+
+/** Every tier: one fake clock and one T0. */
+const CLOCK_RULES: Rule[] = [
   { pattern: /\bclass\s+\w+[^{]*\bimplements\s+Clock\b/, says: 'a clock class of its own: use the FakeClock' },
   {
     pattern: /\bclass\s+\w+\s+extends\s+\w*Clock\b/,
     says: 'a clock subclass: use the FakeClock (ctrlCWhen for an interruption)',
   },
-  { pattern: /\b(const|let|var)\s+T0\b/, says: 'a T0 of its own: import T0 from test/unit/clock.ts' },
-  { pattern: /\bsystemClock\b/, says: 'the real clock: use the FakeClock (test/unit/clock.ts)' },
+  {
+    pattern: /\bnow\s*:.*\bsleep\s*:\s*(async\s*)?\(|\bsleep\s*:\s*(async\s*)?\(.*\bnow\s*:/,
+    says: 'a clock of its own (now and sleep): use the FakeClock (test/clock.ts)',
+  },
+  { pattern: /\b(const|let|var)\s+T0\b/, says: 'a T0 of its own: import T0 from test/clock.ts' },
+];
+
+/** Unit tests also never reach real time. */
+const UNIT_RULES: Rule[] = [
+  { pattern: /\bset(Timeout|Interval)\s*\(/, says: 'a real timer: move time with the FakeClock (test/clock.ts)' },
+  { pattern: /['"](node:)?timers\/promises['"]/, says: 'a real sleep: move time with the FakeClock' },
+  { pattern: /\bAtomics\.wait\s*\(/, says: 'a real sleep: move time with the FakeClock' },
+  { pattern: /\bsystemClock\b/, says: 'the real clock: use the FakeClock (test/clock.ts)' },
   {
     pattern: /['"`](\.\.?\/)+campaign\//,
     says: "the campaigns' world or clocks run in real time: use test/unit/commands/sandbox-world.ts",
@@ -32,7 +53,7 @@ const RULES: Array<{ pattern: RegExp; says: string }> = [
 
 /** Fixed instants: T0 is the one (a date written as text for the code under test is data, not an instant). */
 const INSTANTS: RegExp[] = [/\bDate\.UTC\s*\(/, /\bDate\.parse\s*\(\s*['"`]/, /\bnew Date\s*\(\s*(['"`]?\d)/];
-const INSTANT_SAYS = 'a fixed instant of its own: count from T0 (test/unit/clock.ts), T0 + offset';
+const INSTANT_SAYS = 'a fixed instant of its own: count from T0 (test/clock.ts), T0 + offset';
 /** The escape for a test whose subject is a calendar date. */
 const A_DATE = /\/\/.*\btime-lint: a date\b/;
 
@@ -46,35 +67,42 @@ function code(text: string): string {
 
 /** Each offence as `path:line: what to do instead`. */
 function offences(path: string, text: string): string[] {
-  if (path === CLOCK) return [];
+  if (path === CLOCK || OTHER_CLOCKS.has(path)) return [];
+  const rules = path.startsWith('test/unit/') ? [...UNIT_RULES, ...CLOCK_RULES] : CLOCK_RULES;
   const found: string[] = [];
   const raw = text.split('\n');
   code(text)
     .split('\n')
     .forEach((line, index) => {
-      for (const rule of RULES) if (rule.pattern.test(line)) found.push(`${path}:${index + 1}: ${rule.says}`);
+      for (const rule of rules) if (rule.pattern.test(line)) found.push(`${path}:${index + 1}: ${rule.says}`);
       if (INSTANTS.some((instant) => instant.test(line)) && !A_DATE.test(raw[index] ?? ''))
         found.push(`${path}:${index + 1}: ${INSTANT_SAYS}`);
     });
   return found;
 }
 
-function unitFiles(dir: string): string[] {
+function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : unitFiles(path);
+    if (entry.isDirectory()) return entry.name === 'fixtures' || entry.name === CAMPAIGNS ? [] : testFiles(path);
     return entry.name.endsWith('.ts') ? [path] : [];
   });
 }
 
-describe('time in unit tests', () => {
+describe('time in tests', () => {
+  const files = testFiles(TESTS).map((file) => relative(ROOT, file));
+
   it('no unit test file sleeps for real or declares its own clock or T0', () => {
-    const files = unitFiles(UNIT);
-    expect(files.length).toBeGreaterThan(100);
-    const found = files
-      .map((file) => relative(ROOT, file))
-      .flatMap((path) => offences(path, readFileSync(join(ROOT, path), 'utf8')));
-    expect(found).toEqual([]);
+    const unit = files.filter((path) => path.startsWith('test/unit/'));
+    expect(unit.length).toBeGreaterThan(100);
+    expect(unit.flatMap((path) => offences(path, readFileSync(join(ROOT, path), 'utf8')))).toEqual([]);
+  });
+
+  it('no test file of the other tiers (sandbox, e2e, hardening, browser, …) declares its own clock, T0 or instant', () => {
+    const others = files.filter((path) => !path.startsWith('test/unit/'));
+    for (const tier of ['sandbox', 'e2e', 'hardening'])
+      expect(others.some((p) => p.startsWith(`test/${tier}/`))).toBe(true);
+    expect(others.flatMap((path) => offences(path, readFileSync(join(ROOT, path), 'utf8')))).toEqual([]);
   });
 
   it('catches each kind, and not what only looks like one', () => {
@@ -92,9 +120,15 @@ describe('time in unit tests', () => {
       ['const T = Date.', 'UTC(2026, 10, 25, 12);'],
       ['const at = new Da', "te('2026-11-21T10:00:00Z');"],
       ['const at = new Da', 'te(1732000000000);'],
+      ['return { now: () => now, sl', 'eep: async (ms: number) => void (now += ms) };'],
     ].map((parts) => parts.join(''));
     expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([
-      1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1,
+      1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1,
+    ]);
+    // Outside test/unit a real timer or the system clock is the tier's business; a clock, T0 or instant of its own is
+    // not.
+    expect(bad.map((line) => offences('test/sandbox/x.test.ts', line).length)).toEqual([
+      0, 0, 1, 1, 2, 0, 0, 0, 1, 1, 1, 1, 1,
     ]);
     const fine = [
       ['// a 200 ms set', 'Timeout( here would be a real sleep'].join(''),
@@ -105,15 +139,21 @@ describe('time in unit tests', () => {
       'const stamps = lines.map((line) => Date.parse(line.split(" ")[0]));',
       'created_at: new Date(T0 - 60_000).toISOString(),',
       "const created = '2025-01-15T11:57:00.000Z';",
-      "import { FakeClock } from '../clock.js';",
+      "import { FakeClock } from '../../clock.js';",
       ['const leap = Date.', 'UTC(2024, 1, 29); // time-lint: a date (29 February)'].join(''),
+      'const shifted = { now: () => Date.now() + 3_600_000 };',
+      'clock: { now: () => 0, sleep: unused }, // a clock the command must not sleep on',
+      '    sleep: (ms, signal) => {',
     ];
     expect(fine.flatMap((line) => offences('test/unit/x.test.ts', line))).toEqual([]);
     expect(offences(CLOCK, ['export const ', 'T0 = 1;'].join(''))).toEqual([]);
+    expect(offences('test/e2e/real-then-virtual-clock.ts', ['export class R implements ', 'Clock {'].join(''))).toEqual(
+      [],
+    );
     // Named by its own line, after a block comment of two.
     const afterComment = ['/** a\n b */', ['const ', 'T0 = 1;'].join('')].join('\n');
     expect(offences('test/unit/x.test.ts', afterComment)).toEqual([
-      'test/unit/x.test.ts:3: a T0 of its own: import T0 from test/unit/clock.ts',
+      'test/unit/x.test.ts:3: a T0 of its own: import T0 from test/clock.ts',
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventLineFormatter, type EventLine } from '../../../src/output/event-line.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 /** The line as printed without colour. */
 const text = (format: ReturnType<typeof eventLineFormatter>, line: EventLine) =>

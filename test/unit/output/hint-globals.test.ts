@@ -9,8 +9,8 @@ import { ACCOUNT_COMMANDS, COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '..
 import { shellWord } from '../../../src/lib/shell-word.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
-import { ctrlCWhen } from '../clock.js';
-import { runTaskctl, sandboxRun, type RunOptions } from '../commands/harness.js';
+import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, sandboxRun, type RunOptions } from '../commands/run-in-process.js';
 import { worldEachTest, type World } from '../commands/sandbox-world.js';
 
 const S = 'domain_check_availability';

@@ -1,7 +1,7 @@
 /** Counts for a person carry thousands separators everywhere (`2,000`, `101/2,000`); scripts get plain digits. */
 import { describe, expect, it } from 'vitest';
 import { countsText } from '../../../src/output/task-columns.js';
-import { mockApi, replyServices, runTaskctl, T0 } from '../commands/harness.js';
+import { mockApi, replyServices, runTaskctl, T0 } from '../commands/run-in-process.js';
 
 const BIG = {
   id: 7,

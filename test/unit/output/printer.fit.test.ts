@@ -5,7 +5,7 @@ import { createPrinter, type Column } from '../../../src/output/printer.js';
 import type { OutputFormat } from '../../../src/output/format.js';
 import { card } from '../../../src/output/stack.js';
 import { textWidth, wrapText } from '../../../src/output/width.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 interface Row {
   name: string;

@@ -7,7 +7,7 @@ import { isoSeconds as formatTimestamp } from '../../../src/output/times.js';
 import { cutToWidth as fitWidth } from '../../../src/output/width.js';
 import { createRedactor } from '../../../src/lib/redact.js';
 import type { IO } from '../../../src/output/io.js';
-import { FakeClock, T0 } from '../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 
 // Colour is asked for here: chalk loads as a run that colours loads it (output/run-printer.ts).
 beforeAll(loadChalk);

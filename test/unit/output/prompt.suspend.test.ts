@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { confirm, promptHidden } from '../../../src/output/prompt.js';
-import { settle } from '../clock.js';
+import { settle } from '../../clock.js';
 
 const CTRL_Z = '\x1a';
 

@@ -3,7 +3,7 @@
  * (`list`, `show`, `watch`, `wait`'s lines); green only with counts that show no failure; plain without counts.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl } from '../commands/harness.js';
+import { FakeClock, mockApi, runTaskctl } from '../commands/run-in-process.js';
 
 const ESC = '\x1b';
 const GREEN = `${ESC}[32m`;

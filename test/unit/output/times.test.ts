@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTimestamp } from '../../../src/lib/timestamp.js';
 import { relativeTime, relativeTimestamp } from '../../../src/output/times.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 describe('relativeTime', () => {
   it('reads like kubectl AGE with "ago"', () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../commands/harness.js';
+import { mockApi, runTaskctl } from '../commands/run-in-process.js';
 
 let dir = '';
 beforeEach(() => {

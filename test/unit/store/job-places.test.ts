@@ -10,7 +10,7 @@ import {
   retireJobPlace,
   sweepRetiredPlaces,
 } from '../../../src/store/job-places.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));

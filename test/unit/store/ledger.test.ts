@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLAIM_KEEP_MS, CreateLedger, itemsDigest, MAX_ENTRIES, type LedgerEntry } from '../../../src/store/ledger.js';
 import { entryOwner, ownerGone, whereWords } from '../../../src/store/process-owner.js';
-import { T0 } from '../clock.js';
+import { T0 } from '../../clock.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
 import { skippedUnless } from '../../skip-reason.js';
 import { readOnlyFs, withFailingFs } from './failing-fs.js';

@@ -15,7 +15,7 @@ import {
   waitForLock,
 } from '../../../src/store/lock-file.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS, thisBoot, thisPidns } from '../pids.js';
-import { FakeClock, T0 } from '../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 import { skippedUnless } from '../../skip-reason.js';
 
 let dir: string;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/api/schemas.js';
 import { restFlags, runCatchUp, synthesiseEvent, taskIdList } from '../../../src/webhook/catch-up.js';
 import { startWebhookListener, type WebhookListener } from '../../../src/webhook/listener.js';
-import { FakeClock, T0 } from '../clock.js';
+import { FakeClock, T0 } from '../../clock.js';
 import { waitFor } from '../../wait-for.js';
 
 const KEY = 'sk_test_catchup_71c2';
@@ -134,7 +134,7 @@ describe('catch-up', () => {
     };
     const inject = async (raw: string) =>
       raw.includes('"id":2')
-        ? { status: 502, note: 'completed task 2: the app did not accept it; the service will retry' }
+        ? { status: 502, note: 'completed task 2: the app did not accept it; the service will send it again' }
         : { status: 200, note: '' };
     const signal = new AbortController().signal;
     const result = await runCatchUp(api, inject, { withinMs: 3_600_000, ids: [], now: T0, signal });

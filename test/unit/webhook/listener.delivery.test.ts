@@ -86,7 +86,7 @@ describe('webhook listen --exec queue', () => {
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
     const accepted = [1, 2, 3, 4, 5].filter((_, i) => statuses[i] === 200);
-    // A refused delivery comes again (the service retries) once there is room.
+    // A refused delivery comes again (the service sends it again) once there is room.
     await listener.close();
     expect((await lines(out)).map(Number).sort()).toEqual(accepted);
     expect(answers.find((r) => r.status === 503)?.headers.get('retry-after')).toBe('1');
@@ -195,7 +195,7 @@ describe('webhook listen --spool', () => {
 
     const second = await listen({ exec: `echo $TASKCTL_TASK_ID >> ${out}`, spool }, false);
     expect(second.listener.replayed).toBe(2);
-    // The service retrying an event acknowledged before the restart: a duplicate.
+    // The service sending again an event acknowledged before the restart: a duplicate.
     expect((await post(second.listener.url, eventFor(1))).status).toBe(200);
     expect(second.duplicates).toHaveLength(1);
     expect((await post(second.listener.url, eventFor(3))).status).toBe(200);

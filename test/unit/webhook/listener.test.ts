@@ -258,7 +258,7 @@ describe('webhook listener', () => {
     expect(logs.some((l) => l.includes('forward completed task 7') && l.includes(': 200'))).toBe(true);
   });
 
-  it('answers 502 while the app refuses, so the retry is handled, and forwards an accepted event once', async () => {
+  it('answers 502 while the app refuses, so the redelivery is handled, and forwards an accepted event once', async () => {
     let status = 500;
     const got: string[] = [];
     const app = await startApp(
@@ -269,7 +269,7 @@ describe('webhook listener', () => {
     expect((await post(listener.url, body)).status).toBe(502);
     expect(events).toEqual([]);
     status = 200;
-    // The service's retry: not a duplicate, since the first delivery was never acknowledged.
+    // The service's redelivery: not a duplicate, since the first delivery was never acknowledged.
     expect((await post(listener.url, body)).status).toBe(200);
     expect((await post(listener.url, body)).status).toBe(200);
     await listener.close();

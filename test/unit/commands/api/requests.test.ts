@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
-import { producer } from '../../core/items/helpers.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { producer } from '../../core/items/item-sources.js';
 import { Gate } from '../gate.js';
-import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../harness.js';
+import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../run-in-process.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const failure = (code: string, message: string) => ({ success: false, error: { code, message } });

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
-import { producer } from '../../core/items/helpers.js';
-import { runTaskctl, type RunOptions, type RunResult } from '../harness.js';
+import { producer } from '../../core/items/item-sources.js';
+import { runTaskctl, type RunOptions, type RunResult } from '../run-in-process.js';
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let home: string;

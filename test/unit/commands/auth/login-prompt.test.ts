@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BASE_URL, FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { BASE_URL, FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../run-in-process.js';
 
 let home: string;
 let api: MockApi;

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BASE_URL, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { BASE_URL, mockApi, runTaskctl, type MockApi } from '../run-in-process.js';
 
 let home: string;
 let api: MockApi;

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
-import { T0 } from '../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { T0 } from '../../../clock.js';
+import { runTaskctl } from '../run-in-process.js';
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let home: string;

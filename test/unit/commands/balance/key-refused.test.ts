@@ -1,6 +1,6 @@
 /** With TASKCTL_API_KEY=bad, the 401 hint names TASKCTL_API_KEY as the source to check, in-process. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 describe('a refused key (401)', () => {
   it('names TASKCTL_API_KEY as where the key came from, never "set TASKCTL_API_KEY"', async () => {

@@ -7,9 +7,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../clock.js';
+import { FakeClock } from '../../../clock.js';
 import { Gate } from '../gate.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunOptions, type RunResult } from '../harness.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunOptions, type RunResult } from '../run-in-process.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 

@@ -1,6 +1,6 @@
-/** `taskctl balance` in-process: the seam every command's behaviour tests use (see harness.ts). */
+/** `taskctl balance` in-process: the seam every command's behaviour tests use (see run-in-process.ts). */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 describe('balance (in-process)', () => {
   it('prints the balance from the reference form as JSON and exits 0', async () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, runTaskctl, type MockApi } from '../run-in-process.js';
 
 let home: string | undefined;
 afterEach(() => {

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateLedger } from '../../../../src/store/ledger.js';
-import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, replyNoTasks, replyServices, runTaskctl, T0 } from '../run-in-process.js';
 
 const CREATED = '2025-01-15T12:00:00.100Z';
 const candidate = {

@@ -11,8 +11,8 @@ import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { ctrlCWhen, T0 } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen, T0 } from '../../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com'];

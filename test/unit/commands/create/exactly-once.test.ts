@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxWorld, withClosedStdout, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +60,7 @@ describe('a server whose task reads leave out the items', () => {
     const blind = await startSandboxWorld({ dialects: ['no-items'], clock: world.clock });
     const home = mkdtempSync(join(tmpdir(), 'taskctl-blind-'));
     try {
-      const { runTaskctl } = await import('../harness.js');
+      const { runTaskctl } = await import('../run-in-process.js');
       const run = (argv: string[]) => runTaskctl(argv, { env: blind.env, clock: blind.clock, home });
       await blind.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
       const created = await run(['create', S, 'r1.example.com', 'r2.example.com', '-y']);
@@ -98,7 +98,7 @@ describe('Ctrl-C keeps the message', () => {
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
     await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 1000 });
     const controller = new AbortController();
-    const { runTaskctl } = await import('../harness.js');
+    const { runTaskctl } = await import('../run-in-process.js');
     const result = await runTaskctl(['create', S, 'a.com', '-q'], {
       env: world.env,
       clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1500),
@@ -111,7 +111,7 @@ describe('Ctrl-C keeps the message', () => {
 
   it('during a chunked create: exit 130 with the ids already created', async () => {
     const controller = new AbortController();
-    const { runTaskctl } = await import('../harness.js');
+    const { runTaskctl } = await import('../run-in-process.js');
     // The second chunk's POST is reset (the first chunk went through); Ctrl-C while that is reconciled.
     await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
@@ -129,7 +129,7 @@ describe('Ctrl-C keeps the message', () => {
 
   it('during --reuse-window scanning: exit 130, nothing created for that chunk, earlier ids listed', async () => {
     const controller = new AbortController();
-    const { runTaskctl } = await import('../harness.js');
+    const { runTaskctl } = await import('../run-in-process.js');
     // The second chunk's listing fails and is retried after a backoff: Ctrl-C during that wait.
     await world.fault({ method: 'GET', path: '/tasks', kind: 'delay', delayMs: 0 });
     await world.fault({ method: 'GET', path: '/tasks', kind: 'status', status: 503, count: 10 });

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it, onTestFinished } from 'vitest';
-import { ctrlCWhen, FakeClock } from '../../clock.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { ctrlCWhen, FakeClock } from '../../../clock.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

@@ -1,7 +1,7 @@
 /** Ctrl-C of a large job at a terminal: one screen of counts and ranges ending with the next step; a pipe gets every record. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
-import { sandboxRun, settleTest } from '../harness.js';
+import { sandboxRun, settleTest } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 60 }, (_, i) => `d${i}.com`);

@@ -1,7 +1,7 @@
 /** A task that holds fewer items than were sent is never reported as a clean success (the API's total_items is the number sent). */
 import { expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

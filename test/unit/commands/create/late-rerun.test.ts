@@ -4,7 +4,7 @@
  * nothing: the stopped run's task is reused whatever its status, however short the window (core/submit/send.ts).
  */
 import { expect, it } from 'vitest';
-import type { RunOptions } from '../harness.js';
+import type { RunOptions } from '../run-in-process.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

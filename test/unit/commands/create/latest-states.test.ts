@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { task } from '../../../hardening/helpers.js';
-import { ctrlCWhen } from '../../clock.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { ctrlCWhen } from '../../../clock.js';
 import {
   API_KEY,
   FakeClock,
@@ -18,7 +18,7 @@ import {
   settleTest,
   T0,
   type MockApi,
-} from '../harness.js';
+} from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const page = (data: unknown[]) => ({

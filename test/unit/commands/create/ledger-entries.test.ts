@@ -13,7 +13,7 @@ import type { Clock } from '../../../../src/lib/time.js';
 import { POST_TIMEOUT_MS } from '../../../../src/api/constants.js';
 import { LANDING_MARGIN_MS } from '../../../../src/core/submit/send.js';
 import { notRunningPid } from '../../pids.js';
-import { FakeClock, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, runTaskctl, T0 } from '../run-in-process.js';
 
 let sandbox: RunningSandbox | undefined;
 let home: string | undefined;

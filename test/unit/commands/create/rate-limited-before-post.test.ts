@@ -4,7 +4,7 @@
  * POSTing anyway (a minute's wait each, then the same refusal: 2 minutes for a 429 that asked for years).
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, replyServices, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, T0 } from '../run-in-process.js';
 
 const LIMITED = { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } };
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxWorld, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const README = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
 const at = README.indexOf('Creating and waiting can be two steps');

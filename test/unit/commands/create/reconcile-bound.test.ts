@@ -1,6 +1,6 @@
 /** The reconciliation after a lost create answer keeps to its window even when every list read fails and is retried. */
 import { expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
 import type { MemoryOutputStream } from '../../../../src/output/memory-io.js';
-import { sandboxRun, settleTest } from '../harness.js';
+import { sandboxRun, settleTest } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 8 }, (_, i) => `d${i}.com`);

@@ -4,7 +4,7 @@
  * sent, saying what was searched and the way on.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl } from '../run-in-process.js';
 import { busyTask, replyBusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';

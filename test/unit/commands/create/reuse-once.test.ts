@@ -3,7 +3,7 @@
  * first page again (tasks created since), and each same-size candidate's items are read once, kept as a digest.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 import { replyCreates } from '../busy-list.js';
 
 const S = 'domain_check_availability';

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 import { busyTask, replyBusyList, replyCreates, type BusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';

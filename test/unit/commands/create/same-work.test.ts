@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { unrecordedStarts } from '../../../../src/core/jobs.js';
 import { JobStore } from '../../../../src/store/job-files.js';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl } from '../run-in-process.js';
 import { stoppedByCtrlC, withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

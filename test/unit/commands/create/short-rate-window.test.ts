@@ -8,7 +8,7 @@ import { expect, it, onTestFinished } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { T0 } from '../../clock.js';
+import { T0 } from '../../../clock.js';
 import { startSandboxWorld } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 /**
  * A stdin that gives `lines` and then never ends, as a pipe from a producer still running (a Node stream, as

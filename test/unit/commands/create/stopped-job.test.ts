@@ -4,7 +4,7 @@
  * alone would meet the same refusal.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 
 const task = {
   id: 1,

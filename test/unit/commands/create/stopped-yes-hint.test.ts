@@ -4,8 +4,8 @@
  * continues the job instead of being refused for confirmation (exit 2).
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl } from '../run-in-process.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

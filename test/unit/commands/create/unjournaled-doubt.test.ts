@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 import { runWithBrokenStdout } from '../broken-stdout.js';
 
 const S = 'domain_check_availability';

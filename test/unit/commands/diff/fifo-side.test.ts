@@ -8,8 +8,8 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { settle } from '../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { settle } from '../../../clock.js';
+import { runTaskctl } from '../run-in-process.js';
 
 let dir: string;
 beforeEach(() => {

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { producer } from '../../core/items/helpers.js';
-import { runTaskctl } from '../harness.js';
+import { producer } from '../../core/items/item-sources.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'taskctl-diff-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWithReaderGone } from '../broken-stdout.js';
-import { FakeClock } from '../harness.js';
+import { FakeClock } from '../run-in-process.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_LIMITS } from '../../../../src/core/diff/sort.js';
 import type { InputStream } from '../../../../src/output/io.js';
 import { writeJournal } from '../../core/job/fixture.js';
-import { mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { mockApi, runTaskctl, T0, type MockApi } from '../run-in-process.js';
 
 const dirs: string[] = [];
 afterEach(() => {

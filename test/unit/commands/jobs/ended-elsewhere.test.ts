@@ -10,7 +10,7 @@ import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { jobEndedInPrunedCopy, worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

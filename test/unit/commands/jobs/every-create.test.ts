@@ -26,8 +26,8 @@ import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js'
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];

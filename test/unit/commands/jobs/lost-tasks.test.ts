@@ -11,7 +11,7 @@ import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines, keepJournalLines } from '../journal-lines.js';
 import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
-import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['prune-a.com', 'prune-b.com'];

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTaskctl, T0 } from '../harness.js';
+import { runTaskctl, T0 } from '../run-in-process.js';
 
 let home: string;
 beforeEach(() => {

@@ -6,7 +6,7 @@
 import { stripVTControlCharacters as plain } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 let world: World;
 let dir: string;

@@ -5,7 +5,7 @@
  * leave out is not warned about.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0 } from '../harness.js';
+import { mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 function task(id: number, status: string, completed: number, total: number) {
   return {

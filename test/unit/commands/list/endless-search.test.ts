@@ -4,7 +4,7 @@
  * bounded (the page guard's window), and Ctrl-C says how far it got.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 import { PageWalkGuard, REMEMBERED_IDS } from '../../../../src/lib/page-guard.js';
 
 const TOTAL_PAGES = 1_000_000_000;

@@ -1,6 +1,6 @@
 /** `taskctl list` in-process: fitted table with items and ages, --columns, --since/--until. */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../run-in-process.js';
 import { textWidth } from '../../../../src/output/width.js';
 
 const minutesAgo = (m: number) => new Date(T0 - m * 60_000).toISOString();

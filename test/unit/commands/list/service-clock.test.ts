@@ -4,7 +4,7 @@
  * tasks the service made within the window. An ISO time is an instant, whatever either clock reads.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0, type MockApi } from '../run-in-process.js';
 
 /** A task the service stamped `minutes` before T0 on its own clock. */
 function task(id: number, minutes: number) {

@@ -1,6 +1,6 @@
 /** `list --status`: known statuses pass, an unknown one is exit 2 with the closest known word. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 describe('list --status', () => {
   it('refuses an unknown status before any request, suggesting the closest known one', async () => {

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

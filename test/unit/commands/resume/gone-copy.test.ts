@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];

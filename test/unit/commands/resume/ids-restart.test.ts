@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
 import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

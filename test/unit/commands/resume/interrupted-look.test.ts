@@ -3,7 +3,7 @@
  * every command stopped, never 0, and never "no interrupted job" (the person stopped it; it did not conclude).
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 /** A signal already given when the look runs, as `main` records Ctrl-C (SIGINT) or `kill` (SIGTERM). */
 function stopped(signal: 'SIGINT' | 'SIGTERM'): AbortSignal {

@@ -7,7 +7,7 @@
 import { expect, it } from 'vitest';
 import { journalLines } from '../journal-lines.js';
 import { writeJournal } from '../../core/job/fixture.js';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const iso = (ms: number) => new Date(ms).toISOString();

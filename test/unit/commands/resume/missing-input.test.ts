@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diskBytes, JobStore } from '../../../../src/store/job-files.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

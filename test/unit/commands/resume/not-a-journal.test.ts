@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newJobId } from '../../../../src/core/job/registry.js';
-import { T0 } from '../../clock.js';
+import { T0 } from '../../../clock.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 import { replyBusyList, replyCreates } from '../busy-list.js';
 import { keepJournalLines } from '../journal-lines.js';
 

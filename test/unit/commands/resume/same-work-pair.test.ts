@@ -5,8 +5,8 @@
  * `resume`, buys every item once; never two interrupted jobs whose resumes each buy what the other holds.
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl } from '../run-in-process.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

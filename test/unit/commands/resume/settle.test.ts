@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ctrlCWhen } from '../../clock.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

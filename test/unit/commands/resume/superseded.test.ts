@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import type { RunOptions } from '../harness.js';
+import type { RunOptions } from '../run-in-process.js';
 import { startedBefore, stoppedByCtrlC, supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['sup-a.com', 'sup-b.com', 'sup-c.com', 'sup-d.com'];

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl, type RunResult } from '../harness.js';
+import { runTaskctl, type RunResult } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];

@@ -8,8 +8,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runTaskctl, type RunOptions } from '../harness.js';
-import { ctrlCWhen } from '../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
+import { ctrlCWhen } from '../../../clock.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { journalLines, keepJournalLines, type JournalLine } from '../journal-lines.js';
 

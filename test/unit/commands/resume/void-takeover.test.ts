@@ -7,7 +7,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import type { RunOptions } from '../harness.js';
+import type { RunOptions } from '../run-in-process.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

@@ -5,7 +5,7 @@
  * have typed the flag), and the hint's shorter window, run as printed, gets the retry done.
  */
 import { expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, T0, mockApi, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 import { busyTask, replyBusyList } from '../busy-list.js';
 
 const S = 'domain_check_availability';

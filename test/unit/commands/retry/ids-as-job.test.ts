@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../clock.js';
-import { runTaskctl, type RunOptions } from '../harness.js';
+import { ctrlCWhen } from '../../../clock.js';
+import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 const W = 'domain_whois_history';

@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import type { Clock } from '../../../../src/lib/time.js';
-import { FakeClock, runTaskctl } from '../harness.js';
+import { FakeClock, runTaskctl } from '../run-in-process.js';
 import { Gate } from '../gate.js';
 
 type Held = Gate['held'][number];

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { JournalFile } from '../../../../src/store/journal-file.js';
 import { SERVICE, writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-process.js';
 
 const ITEMS = ['a.com', 'fail-b.com', 'c.com', 'fail-d.com', 'e.com', 'fail-f.com', 'g.com'];
 

@@ -5,7 +5,7 @@
  * job's work again and continues it, settling its chunk, and nothing is paid twice (core/submit/same-work.ts, settle.ts).
  */
 import { expect, it } from 'vitest';
-import type { RunOptions } from '../harness.js';
+import type { RunOptions } from '../run-in-process.js';
 import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';

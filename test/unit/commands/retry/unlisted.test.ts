@@ -1,7 +1,7 @@
 /** retry never says "nothing to retry" (exit 0) while the server's own counts say items did not complete. */
 import { expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 it('a finished task whose counts report failed items it does not list is exit 8, not "nothing to retry"', async () => {
   const api = mockApi();

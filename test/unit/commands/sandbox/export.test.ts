@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryIO } from '../../../../src/output/memory-io.js';
 import { waitFor } from '../../../wait-for.js';
-import { FakeClock } from '../harness.js';
+import { FakeClock } from '../run-in-process.js';
 
 let home = '';
 afterEach(() => {

@@ -1,6 +1,6 @@
 /** `taskctl services` in-process: the server's data kept in machine output, fixed columns in tsv/csv. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 import { textWidth } from '../../../../src/output/width.js';
 
 const SERVICE = {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../../src/output/width.js';
-import { mockApi, runTaskctl, sandboxRun } from '../harness.js';
+import { mockApi, runTaskctl, sandboxRun } from '../run-in-process.js';
 
 const TERMINAL = { stdoutTTY: true, stderrTTY: true } as const;
 

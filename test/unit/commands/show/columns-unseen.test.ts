@@ -4,9 +4,9 @@
  * warning on stderr names it with the columns seen, so a typo stays visible; json and ndjson carry every field anyway.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { writeJournal } from '../../core/job/fixture.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const failed = (target: string) => ({ target, status: 'failed', data: null, error: 'lookup failed' });
 const available = (target: string, value: boolean) => ({ target, status: 'completed', data: { available: value } });

@@ -4,7 +4,7 @@
  * (a warning, docs/behaviour.md#quiet); stdout holds only the output asked for, so a pipe stays clean.
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0 } from '../harness.js';
+import { mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 /** Task `id`: `completed_items` of 3, though `total_items` is 1 (three items listed, all completed). */
 function disagreeing(id: number) {

@@ -1,6 +1,6 @@
 /** `taskctl show` in-process: the server's data kept in machine output, fixed columns, any result shape. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, type RunResult } from '../harness.js';
+import { mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
 
 interface ItemFixture {
   target: string;

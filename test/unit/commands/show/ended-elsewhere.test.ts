@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { jobEndedInPrunedCopy, worldEachTest, type World } from '../sandbox-world.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 let world: World;

@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { writeJournal } from '../../core/job/fixture.js';
 import { sandboxJob } from '../sandbox-job.js';
 import {
@@ -17,8 +17,8 @@ import {
   T0,
   type MockApi,
   type RunResult,
-} from '../harness.js';
-import { settle } from '../../clock.js';
+} from '../run-in-process.js';
+import { settle } from '../../../clock.js';
 import { Gate } from '../gate.js';
 import { once } from 'node:events';
 

@@ -3,7 +3,7 @@
  * lines go through the printer's text path (the fix is in src/lib/sanitize.ts, so it covers `webhook listen` too).
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const HOSTILE = 'a\u009b31m\x7f\u0085\u202eb\x1b[2J"\\';
 

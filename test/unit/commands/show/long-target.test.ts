@@ -4,7 +4,7 @@
  * wraps it (docs/behaviour.md#for-people).
  */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const target = `averyveryvery${'long'.repeat(15)}targetwithoutanyspaces.example.com`;
 

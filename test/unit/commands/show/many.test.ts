@@ -1,6 +1,6 @@
 /** `taskctl show <id...>`: several tasks in one export, a task column first, --columns, --items-status. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0 } from '../harness.js';
+import { mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 function taskBody(id: number, service: string, items: unknown[]) {
   return {

@@ -1,6 +1,6 @@
 /** `show` on a terminal with nested results: readable `key: value` lines wrapped in the column, no JSON, no `…`. */
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 import { textWidth } from '../../../../src/output/width.js';
 
 const records = [

@@ -1,7 +1,7 @@
 /** A note on how much is shown comes first: at the top of the pager's first screen, or before the table unpaged. */
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { mockApi, runTaskctl, T0 } from '../harness.js';
+import { mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 const NOTE = 'warning: showing the first 1,000 of 2,000 items of task 7; use -o tsv or -o csv to get them all';
 

@@ -4,7 +4,7 @@
  * says the task ended, not on the counts alone.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 function task(status: string, itemStatus: string) {
   return {

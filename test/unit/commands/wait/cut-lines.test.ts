@@ -3,9 +3,9 @@
  * error) is cut to the line budget and ends with `…`, as every other cut line does, so a person can tell the text goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { textWidth } from '../../../../src/output/width.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const processing = {
   success: true,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { idArgs } from '../../../../src/core/follow/outcome.js';
 import { SERVICE, tempDir } from '../../core/job/fixture.js';
 import { KEPT_LISTS, writeIdList } from '../../../../src/store/id-lists.js';
-import { sandboxRun, T0 } from '../harness.js';
+import { sandboxRun, T0 } from '../run-in-process.js';
 
 const person = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 

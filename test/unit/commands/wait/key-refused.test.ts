@@ -3,8 +3,8 @@
  * other way a wait stops, the line saying what was still running and how to go on once the key is fixed.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const refused = { success: false, error: { code: 'unauthorized', message: 'Invalid or missing API key' } };

@@ -3,9 +3,9 @@
  * not read at, and the elapsed time a line shows never goes back.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { FakeClock, T0 } from '../../clock.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { FakeClock, T0 } from '../../../clock.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };

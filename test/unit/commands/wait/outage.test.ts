@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { ctrlCWhen, FakeClock, T0 } from '../../clock.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { ctrlCWhen, FakeClock, T0 } from '../../../clock.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-process.js';
 
 const processing = (id: number) => ({ success: true, data: task(id, { status: 'processing', completed_at: null }) });
 const bad = { success: false, error: { code: 'internal_error', message: 'upstream down' } };

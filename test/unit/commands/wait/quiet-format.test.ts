@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sandboxRun } from '../harness.js';
+import { sandboxRun } from '../run-in-process.js';
 
 const SERVICE = 'domain_check_availability';
 const formats: Array<[string, string[], RegExp]> = [

@@ -4,9 +4,9 @@
  * `-q` keeps only a wait over 5 s. `create --wait`, `retry --wait` and `wait --job` share the wait loop.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { FakeClock } from '../../clock.js';
-import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { FakeClock } from '../../../clock.js';
+import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

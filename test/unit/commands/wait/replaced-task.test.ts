@@ -3,8 +3,8 @@
  * without --state on the same port) is not the task waited for: exit 8 naming both, never the other task's outcome.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 const before = {
   success: true,

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock, ORIGIN, T0, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, ORIGIN, T0, mockApi, runTaskctl } from '../run-in-process.js';
 
 let dir = '';
 beforeEach(() => {

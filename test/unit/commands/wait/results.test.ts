@@ -4,7 +4,7 @@
  * the task records; `--results` gives script formats the item records as `show` prints them.
  */
 import { describe, expect, it } from 'vitest';
-import { sandboxRun, type RunOptions } from '../harness.js';
+import { sandboxRun, type RunOptions } from '../run-in-process.js';
 
 async function setup() {
   const { run } = await sandboxRun(100);

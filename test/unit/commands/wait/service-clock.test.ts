@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { FakeClock, runTaskctl } from '../harness.js';
-import type { RunOptions } from '../harness.js';
+import { FakeClock, runTaskctl } from '../run-in-process.js';
+import type { RunOptions } from '../run-in-process.js';
 
 let sandbox: RunningSandbox | undefined;
 afterEach(async () => {

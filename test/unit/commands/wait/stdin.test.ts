@@ -4,8 +4,8 @@
  * `taskctl list --status processing -q | taskctl wait -` when nothing is processing (docs/commands.md#taskctl-wait-id-).
  */
 import { describe, expect, it } from 'vitest';
-import { producer } from '../../core/items/helpers.js';
-import { mockApi, runTaskctl, sandboxRun } from '../harness.js';
+import { producer } from '../../core/items/item-sources.js';
+import { mockApi, runTaskctl, sandboxRun } from '../run-in-process.js';
 
 describe('wait - with ids on stdin', () => {
   it('a pipe that ends with no ids: nothing to wait for, exit 0, one line on stderr, an empty array for -o json', async () => {

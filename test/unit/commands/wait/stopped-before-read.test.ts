@@ -4,9 +4,9 @@
  * The stop comes while the first read is in flight: the mocked answer aborts the run's signal as it is asked for.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { writeJournal } from '../../core/job/fixture.js';
-import { FakeClock, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, type MockApi } from '../run-in-process.js';
 
 /** A read of task `id` that stops the run (as main's handler for `signal` does) when it is asked for. */
 function stoppedAtFirstRead(id: number, signal: 'SIGINT' | 'SIGTERM'): { api: MockApi; controller: AbortController } {

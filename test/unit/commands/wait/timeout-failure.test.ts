@@ -1,7 +1,7 @@
 /** A wait that times out still names the tasks that already failed: the resume hint alone would hide them. */
 import { expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, runTaskctl } from '../run-in-process.js';
 
 it('wait --timeout names a task that already failed beside the resume hint; the exit is 124', async () => {
   const api = mockApi();

@@ -3,7 +3,7 @@
  * the time seen; one time in every format.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../run-in-process.js';
 import { isoSeconds } from '../../../../src/output/times.js';
 
 const STARTED = '2025-01-15T11:00:00Z'; // an hour before the watch starts (T0)

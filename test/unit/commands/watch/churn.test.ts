@@ -3,7 +3,7 @@
  * seconds (newest first, so a long task moves to page 2, 3, …), and a service that restarts with its ids from 1.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, BASE_URL, T0, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, BASE_URL, T0, mockApi, runTaskctl } from '../run-in-process.js';
 
 interface Churn {
   /** A new task every `everyMs` of the clock. */

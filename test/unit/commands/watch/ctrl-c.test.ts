@@ -1,7 +1,7 @@
 /** Ctrl-C ends `watch` and `wait` quietly: exit 130, how to go on, never "error:", with or without ids. */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from '../run-in-process.js';
 
 /** A signal already aborted as main's SIGINT handler aborts it. */
 function ctrlC(): AbortSignal {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../../../src/sandbox/index.js';
-import { FakeClock, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl } from '../run-in-process.js';
 
 const task = (id: number, status: string) => ({
   id,

@@ -1,6 +1,6 @@
 /** `watch` for a person: says what it watches, aligned lines, the event's own time, the right Ctrl-C hint. */
 import { describe, expect, it } from 'vitest';
-import { sandboxRun, type RunOptions } from '../harness.js';
+import { sandboxRun, type RunOptions } from '../run-in-process.js';
 
 const person: RunOptions = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 

@@ -4,7 +4,7 @@
  * breaks after the id and the rest (service, status, counts) is one line, the counts never split. An id is never cut.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../harness.js';
+import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
 

@@ -5,10 +5,10 @@
  */
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { FakeClock } from '../../clock.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { FakeClock } from '../../../clock.js';
 import { Gate } from '../gate.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunResult } from '../harness.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
 
 /** `argv` with its first read of task 7 held until 20 s of the clock passed, then answered: the task completed. */
 async function heldFirstRead(argv: string[]): Promise<RunResult> {

@@ -3,8 +3,8 @@
  * out with none unfinished has nothing to resume: no `still running: taskctl watch ` with no id after it.
  */
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
-import { FakeClock, BASE_URL, mockApi, runTaskctl } from '../harness.js';
+import { task } from '../../../hardening/scripted-server.js';
+import { FakeClock, BASE_URL, mockApi, runTaskctl } from '../run-in-process.js';
 
 /** GET /tasks answers `tasks` on one page, every time it is read. */
 function listing(tasks: Array<ReturnType<typeof task>>) {

@@ -4,7 +4,7 @@
  * middle pages, are still shown, and the one stderr line says they may be shown late.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock, BASE_URL, T0, mockApi, runTaskctl } from '../harness.js';
+import { FakeClock, BASE_URL, T0, mockApi, runTaskctl } from '../run-in-process.js';
 import { listingKey } from '../../core/follow/fakes.js';
 
 const MIN = 60_000;

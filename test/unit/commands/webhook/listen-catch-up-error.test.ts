@@ -13,7 +13,7 @@ import type { Task } from '../../../../src/api/schemas.js';
 import { main } from '../../../../src/main.js';
 import { createMemoryIO } from '../../../../src/output/memory-io.js';
 import { waitFor } from '../../../wait-for.js';
-import { API_KEY, BASE_URL, FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../harness.js';
+import { API_KEY, BASE_URL, FakeClock, T0, mockApi, runTaskctl, type MockApi } from '../run-in-process.js';
 
 let home: string | undefined;
 const stops: AbortController[] = [];

@@ -12,9 +12,9 @@ import { main } from '../../../../src/main.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { waitFor } from '../../../wait-for.js';
-import { FakeClock } from '../../clock.js';
+import { FakeClock } from '../../../clock.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { runTaskctl } from '../harness.js';
+import { runTaskctl } from '../run-in-process.js';
 
 const OLD_URL = 'http://127.0.0.1:9/old-receiver';
 

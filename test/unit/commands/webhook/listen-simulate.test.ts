@@ -5,10 +5,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../../e2e/harness.js';
-import { task } from '../../../hardening/helpers.js';
+import { freePort } from '../../../e2e/spawn-cli.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { waitFor } from '../../../wait-for.js';
-import { API_KEY, mockApi, runTaskctl, type RunResult } from '../harness.js';
+import { API_KEY, mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
 
 const TASK = task(7);
 

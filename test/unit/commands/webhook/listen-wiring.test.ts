@@ -9,9 +9,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 import { waitFor } from '../../../wait-for.js';
-import { mockApi, runTaskctl, type RunResult } from '../harness.js';
+import { mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
 
 const OLD_URL = 'http://127.0.0.1:9/old-receiver';
 const LISTENER = /^http:\/\/127\.0\.0\.1:\d+\/hooks$/;

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../../../src/main.js';
 import { createMemoryIO } from '../../../../src/output/memory-io.js';
 import { webhookHeaders } from '../../../../src/webhook/signature.js';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { waitFor } from '../../../wait-for.js';
-import { API_KEY, FakeClock } from '../harness.js';
+import { API_KEY, FakeClock } from '../run-in-process.js';
 
 const event = (name: string, id = 7) =>
   JSON.stringify({

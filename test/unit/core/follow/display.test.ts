@@ -7,7 +7,7 @@ import { itemCounts } from '../../../../src/lib/task-state.js';
 import { createMemoryIO, createMemoryStream } from '../../../../src/output/memory-io.js';
 import { loadChalk } from '../../../../src/output/colour.js';
 import { createProgress } from '../../../../src/output/progress.js';
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 
 // Colour is loaded by the command before it paints (output/colour.ts); a file run first in its worker must load it too.
 beforeAll(loadChalk);

@@ -5,9 +5,9 @@ import { NotFoundError, RateLimitError } from '../../../../src/errors.js';
 import type { TaskReader } from '../../../../src/core/follow/reader.js';
 import { followTasks, type FollowResult } from '../../../../src/core/follow/follow.js';
 
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 
-export { FakeClock, T0 } from '../../clock.js';
+export { FakeClock, T0 } from '../../../clock.js';
 
 export interface SimTask {
   id: number;

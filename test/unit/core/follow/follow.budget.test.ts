@@ -8,7 +8,7 @@ import type { MockAgent } from 'undici';
 import { followTasks } from '../../../../src/core/follow/follow.js';
 import { busiestMinute, followManyTasks, seededRandom, T0 } from './fakes.js';
 import type { FakeServerOptions } from './fakes.js';
-import { JSON_HEADERS, FakeClock, makeClient, mockAgent, ok } from '../../api/helpers.js';
+import { JSON_HEADERS, FakeClock, makeClient, mockAgent, ok } from '../../api/mock-agent.js';
 
 const MIN = 60_000;
 

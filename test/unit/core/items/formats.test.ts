@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFromPath, readItems } from '../../../../src/core/items/index.js';
 import { locateJsonError } from '../../../../src/lib/json-locate.js';
-import { inputError, itemsFrom, producer, streamOf } from './helpers.js';
+import { inputError, itemsFrom, producer, streamOf } from './item-sources.js';
 
 const json = (text: string, column?: string) =>
   itemsFrom([text], { format: 'json', ...(column !== undefined && { column }) });

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dedupeItems, prepareItems, validateItems } from '../../../../src/core/items/index.js';
 import { HashSet128, hash128 } from '../../../../src/core/items/hash128.js';
-import { inputError, makeTempDir, streamOf, type TempDir } from './helpers.js';
+import { inputError, makeTempDir, streamOf, type TempDir } from './item-sources.js';
 
 let temp: TempDir;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../../../src/errors.js';
 import { readItems } from '../../../../src/core/items/index.js';
 import type { ItemFormat } from '../../../../src/core/items/index.js';
-import { streamOf } from './helpers.js';
+import { streamOf } from './item-sources.js';
 
 // Bytes that exercise the interesting paths: BOMs, line ends, quotes, JSON punctuation, multi-byte starts, NUL.
 const interestingByte = fc.constantFrom(

@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readItems } from '../../../../src/core/items/index.js';
-import { inputError, itemsFrom, makeTempDir, producer, streamOf, usageError, type TempDir } from './helpers.js';
+import { inputError, itemsFrom, makeTempDir, producer, streamOf, usageError, type TempDir } from './item-sources.js';
 import { AS_ROOT, skippedUnless } from '../../../skip-reason.js';
 
 let temp: TempDir;

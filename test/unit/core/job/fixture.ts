@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
-import { API_KEY, BASE_URL } from '../../commands/harness.js';
+import { API_KEY, BASE_URL } from '../../commands/run-in-process.js';
 
 export const SERVICE = 'domain_check_availability';
 

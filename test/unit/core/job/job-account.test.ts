@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { task } from '../../../hardening/helpers.js';
+import { task } from '../../../hardening/scripted-server.js';
 import {
   API_KEY,
   BASE_URL,
@@ -14,7 +14,7 @@ import {
   replyServices,
   runTaskctl,
   type MockApi,
-} from '../../commands/harness.js';
+} from '../../commands/run-in-process.js';
 import { tempDir, writeJournal } from './fixture.js';
 
 const ELSEWHERE = { TASKCTL_BASE_URL: 'https://elsewhere.test/api/v1', TASKCTL_API_KEY: 'sk_other_1234' };

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runWithReaderGone } from '../../commands/broken-stdout.js';
-import { runTaskctl } from '../../commands/harness.js';
+import { runTaskctl } from '../../commands/run-in-process.js';
 import { jobStoppedAtChunk4 } from '../../commands/journal-lines.js';
 import { restartWithoutState, worldEachTest, type World } from '../../commands/sandbox-world.js';
 

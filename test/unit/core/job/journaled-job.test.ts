@@ -9,8 +9,8 @@ import { jobTasks, readJob, requireComplete, warnIfIncomplete } from '../../../.
 import { NotFoundError } from '../../../../src/errors.js';
 import { accountKey } from '../../../../src/store/cache.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { API_KEY, BASE_URL } from '../../commands/harness.js';
-import { task } from '../../../hardening/helpers.js';
+import { API_KEY, BASE_URL } from '../../commands/run-in-process.js';
+import { task } from '../../../hardening/scripted-server.js';
 import { SERVICE, tempDir, writeJournal } from './fixture.js';
 
 /** What readJob uses: the client's base URL, the cache's account, and a state directory of its own (no key aliases). */

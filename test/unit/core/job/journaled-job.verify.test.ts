@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { SERVICE, tempDir } from './fixture.js';
-import { sandboxRun } from '../../commands/harness.js';
+import { sandboxRun } from '../../commands/run-in-process.js';
 import { sandboxJob } from '../../commands/sandbox-job.js';
 import { startSandboxWorld } from '../../commands/sandbox-world.js';
 

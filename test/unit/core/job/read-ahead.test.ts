@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerBytes, readAhead, type ReadAheadLimits } from '../../../../src/core/job/read-ahead.js';
 import type { Task } from '../../../../src/api/schemas.js';
-import { settle } from '../../clock.js';
+import { settle } from '../../../clock.js';
 
 /** A unit of work: its name, how many items its answer has, and how many bytes that answer takes. */
 interface Unit {

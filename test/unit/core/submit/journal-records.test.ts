@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jobChunks } from '../../../../src/core/job/job-chunks.js';
 import { JobFold, lostChunks, rebuild, type JobState } from '../../../../src/core/submit/journal-records.js';
 import { accountKey } from '../../../../src/store/cache.js';
-import { T0 } from '../../clock.js';
-import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/harness.js';
+import { T0 } from '../../../clock.js';
+import { API_KEY, BASE_URL, mockApi, runTaskctl } from '../../commands/run-in-process.js';
 import { tempDir } from '../job/fixture.js';
 
 /** 130,000 records name a chunk: past what a call can take as arguments (Math.max(...list) overflowed). */

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
 import { LocalCreates } from '../../../../src/core/submit/local-runs.js';
 import { ServerClock } from '../../../../src/core/server-time.js';
-import { FakeClock, T0 } from '../../clock.js';
+import { FakeClock, T0 } from '../../../clock.js';
 
 let dir: string;
 beforeEach(() => {

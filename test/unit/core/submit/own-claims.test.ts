@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { foundClaim, lostClaim, ownClaims, withIds } from '../../../../src/core/submit/own-claims.js';
 import { itemsDigest } from '../../../../src/core/items/multiset.js';
-import { T0 } from '../../clock.js';
+import { T0 } from '../../../clock.js';
 
 const S = 'domain_check_availability';
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, type Dispatcher } from 'undici';
 import type { Clock } from '../../../src/lib/time.js';
-import { FakeClock } from '../clock.js';
+import { FakeClock } from '../../clock.js';
 import type { Deps } from '../../../src/context.js';
 import type { InputStream } from '../../../src/output/io.js';
 import { main } from '../../../src/main.js';
@@ -23,8 +23,8 @@ import { createMemoryIO, type MemoryOutputStream } from '../../../src/output/mem
 export const ORIGIN = 'https://api.test';
 export const BASE_URL = `${ORIGIN}/api/v1`;
 export const API_KEY = 'sk_test_inprocess_9876';
-/** The one fake clock (test/unit/clock.ts), for the command tests. */
-export { FakeClock, T0 } from '../clock.js';
+/** The one fake clock (test/clock.ts), for the command tests. */
+export { FakeClock, T0 } from '../../clock.js';
 
 export interface MockApi {
   agent: MockAgent;

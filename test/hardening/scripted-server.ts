@@ -15,8 +15,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, isolatedHome, runProcess, type CliResult } from '../e2e/harness.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { BIN, isolatedHome, runProcess, type CliResult } from '../e2e/spawn-cli.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 import type { Clock } from '../../src/lib/time.js';
 
 /** A key that is easy to find in output: every secrets case greps for it. */

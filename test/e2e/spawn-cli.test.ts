@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isolatedHome, runCli, startWorld, suiteCodeCache } from './harness.js';
+import { isolatedHome, runCli, startWorld, suiteCodeCache } from './spawn-cli.js';
 
 const codeCacheOf = (cacheDir: string) => join(cacheDir, 'compile', 'taskctl');
 

@@ -1,10 +1,10 @@
-/** Shared fakes for the API unit tests: the one fake clock (test/unit/clock.ts) and a MockAgent-backed client. */
+/** Shared fakes for the API unit tests: the one fake clock (test/clock.ts) and a MockAgent-backed client. */
 import { MockAgent, type Dispatcher } from 'undici';
 import { createApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { RateLimiter } from '../../../src/api/rate-limit.js';
-import { FakeClock, settle } from '../clock.js';
+import { FakeClock, settle } from '../../clock.js';
 
-export { FakeClock, settle, T0 } from '../clock.js';
+export { FakeClock, settle, T0 } from '../../clock.js';
 
 const ORIGIN = 'https://api.test';
 const BASE_URL = `${ORIGIN}/api/v1`;

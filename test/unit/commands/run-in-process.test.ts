@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { mockApi, runTaskctl } from './harness.js';
+import { mockApi, runTaskctl } from './run-in-process.js';
 
 const balance = { success: true, data: { balance: 5, currency: 'coins' } };
 

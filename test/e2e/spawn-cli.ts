@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { FakeClock, runTaskctl } from '../unit/commands/harness.js';
+import { FakeClock } from '../clock.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 
 /** Waits on an event (a line printed, a request seen) with a bound that fails saying what it saw. */
 export { waitFor } from '../wait-for.js';

@@ -1,12 +1,14 @@
 /**
- * The one fake clock of the unit tests (test/README.md#time-in-tests). Time moves only by the test: `sleep` records its
- * delay and, in auto mode (the default), advances `now` and resolves at once (for sequential code: a command, a poll
- * loop); with `auto: false` sleepers wait until the test drains them with `runUntilIdle()` (for concurrent code), which
- * is also how a test proves that nothing else was scheduled. Never real time.
+ * The one fake clock of the tests, in every tier (test/README.md#time-in-tests). Time moves only by the test: `sleep`
+ * records its delay and, in auto mode (the default), advances `now` and resolves at once (for sequential code: a
+ * command, a poll loop); with `auto: false` sleepers wait until the test drains them with `runUntilIdle()` (for
+ * concurrent code), which is also how a test proves that nothing else was scheduled. Never real time. The tiers that
+ * run against real processes start it at `Date.now()` (`new FakeClock(Date.now())`) where a real server's time must
+ * agree with it.
  */
-import type { Clock } from '../../src/lib/time.js';
+import type { Clock } from '../src/lib/time.js';
 
-/** The one fixed instant of the unit tests: 2025-01-15T12:00:00Z. */
+/** The one fixed instant of the tests: 2025-01-15T12:00:00Z. */
 export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
 export interface FakeClockOptions {
