@@ -143,6 +143,11 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
   await create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']);
   await create('domain_whois_history', ['archive-d.com', 'e.com']);
   await create('email_verify', ['me@example.com']);
+  // The document's other create body, one target: a task like any other.
+  const oneTarget = { platform: 'domain', service_name: 'domain_check_availability', target: 'one.example' };
+  problems.push(...schemaProblems(contract.components.schemas.CreateTaskRequest, oneTarget, 'one-target create body'));
+  const created = await check('POST', '/tasks', { body: oneTarget });
+  if (created.status >= 300) problems.push(`the one-target create body was refused: ${created.status}`);
   for (const query of ['', '?per_page=2', '?page=2&per_page=2', '?page=9']) await check('GET', `/tasks${query}`);
   for (const advance of [0, 60, 10_000]) {
     clock.advance(advance);
