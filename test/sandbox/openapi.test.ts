@@ -44,6 +44,32 @@ describe('docs/openapi.json', () => {
     }
   });
 
+  it('leaves the answer to an exceeded rate limit open: a 429 in any body conforms, another 4XX is the error body', () => {
+    const headers = (type: string) =>
+      new Headers({
+        'Content-Type': type,
+        'X-RateLimit-Limit': '100',
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': '1736935860',
+      });
+    const operations: Array<[string, string]> = [
+      ['GET', '/services'],
+      ['GET', '/balance'],
+      ['POST', '/tasks'],
+      ['GET', '/tasks'],
+      ['GET', '/tasks/1'],
+    ];
+    const limited = { success: false, error: { code: 'rate_limited', message: 'Too many requests' } };
+    for (const [method, path] of operations) {
+      const text = { status: 429, headers: headers('text/plain'), body: 'Too Many Requests' };
+      expect(responseProblems(method, path, text)).toEqual([]);
+      expect(
+        responseProblems(method, path, { status: 429, headers: headers('application/json'), body: limited }),
+      ).toEqual([]);
+      expect(responseProblems(method, path, { ...text, status: 400 })).not.toEqual([]);
+    }
+  });
+
   it('is refused when it breaks the OpenAPI schema (the check is not vacuous)', async () => {
     const broken = structuredClone(contract);
     broken.paths['/balance'].get.responses['200'].description = 42;
@@ -175,13 +201,12 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
   // Requests the document does not describe are refused like any other refusal.
   await check('DELETE', '/balance');
   await check('GET', '/nowhere');
-  // The service failing (5XX), and the refusal of a spent rate limit (4XX), on every endpoint.
-  for (const [method, path] of endpoints) {
-    await fault(method, path, 503);
-    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
-    await fault(method, path, 429);
-    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
-  }
+  // The service failing (5XX), another refusal (4XX) and the refusal of a spent rate limit (429), on every endpoint.
+  for (const [method, path] of endpoints)
+    for (const status of [503, 400, 429]) {
+      await fault(method, path, status);
+      await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
+    }
   for (let i = 0; i < 100 && (await check('GET', '/balance')).status !== 429; i++);
 
   const events = await receivedWhen(receiver, (received) => received.length >= 8);
