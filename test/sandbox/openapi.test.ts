@@ -12,6 +12,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
 import {
   contract,
+  deref,
   documentExamples,
   findOperation,
   newAjv,
@@ -68,6 +69,30 @@ describe('docs/openapi.json', () => {
       ).toEqual([]);
       expect(responseProblems(method, path, { ...text, status: 400 })).not.toEqual([]);
     }
+  });
+
+  it('bounds ids and counts at 2^53 - 1, beyond which a client reading JSON numbers as doubles cannot hold them', () => {
+    for (const name of ['TaskId', 'Count']) {
+      const schema = contract.components.schemas[name];
+      expect([name, schemaProblems(schema, Number.MAX_SAFE_INTEGER, name)]).toEqual([name, []]);
+      expect([name, schemaProblems(schema, 2 ** 53 + 2, name)]).not.toEqual([name, []]);
+    }
+  });
+
+  it('requires the three rate-limit headers on every response of every operation', () => {
+    const bare = { status: 200, headers: new Headers({ 'Content-Type': 'application/json' }) };
+    const balance = { success: true, data: { balance: 1, currency: 'coins' } };
+    expect(responseProblems('GET', '/balance', { ...bare, body: balance })).toEqual([
+      'GET /balance → 200 header X-RateLimit-Limit: missing',
+      'GET /balance → 200 header X-RateLimit-Remaining: missing',
+      'GET /balance → 200 header X-RateLimit-Reset: missing',
+    ]);
+    for (const [template, item] of Object.entries<Json>(contract.paths))
+      for (const [method, op] of Object.entries<Json>(item))
+        for (const [key, response] of Object.entries<Json>(op.responses)) {
+          const headers = Object.entries<Json>(deref(response).headers ?? {}).filter(([, h]) => deref(h).required);
+          expect([method, template, key, headers.map(([name]) => name)]).toEqual([method, template, key, RATE_HEADERS]);
+        }
   });
 
   it('is refused when it breaks the OpenAPI schema (the check is not vacuous)', async () => {
