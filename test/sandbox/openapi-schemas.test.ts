@@ -29,6 +29,7 @@ const CLIENT_SCHEMAS: Record<string, z.ZodType> = {
   TaskListResponse: TaskListResponseSchema,
   TaskResponse: TaskResponseSchema,
   ErrorResponse: ErrorResponseSchema,
+  UnauthorizedResponse: ErrorResponseSchema,
   ProcessingEvent: WebhookEventSchema,
   CompletedEvent: WebhookEventSchema,
   FailedEvent: WebhookEventSchema,

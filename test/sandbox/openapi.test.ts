@@ -79,6 +79,22 @@ describe('docs/openapi.json', () => {
     }
   });
 
+  it('pins the code of a 401 to unauthorized, in both error forms', () => {
+    const headers = new Headers({
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '99',
+      'X-RateLimit-Reset': '1736935860',
+    });
+    const answer = (body: Json) => responseProblems('GET', '/balance', { status: 401, headers, body });
+    expect(answer({ success: false, error: { code: 'unauthorized', message: 'Invalid or missing API key' } })).toEqual(
+      [],
+    );
+    expect(answer({ success: false, error: 'unauthorized', message: 'Invalid or missing API key' })).toEqual([]);
+    expect(answer({ success: false, error: { code: 'not_found', message: 'x' } })).not.toEqual([]);
+    expect(answer({ success: false, error: 'not_found', message: 'x' })).not.toEqual([]);
+  });
+
   it('requires the three rate-limit headers on every response of every operation', () => {
     const bare = { status: 200, headers: new Headers({ 'Content-Type': 'application/json' }) };
     const balance = { success: true, data: { balance: 1, currency: 'coins' } };
