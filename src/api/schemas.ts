@@ -185,7 +185,7 @@ export const ServicesResponseSchema = z.lazy(() =>
   }),
 );
 
-/** Reference form `{success, data: {balance, currency}}`, or the quick-start variant with both fields at the top level. */
+/** Reference form `{success, data: {balance, currency}}`, or the top-level balance variant with both fields beside `success`. */
 export const BalanceResponseSchema = z.lazy(() =>
   z.union([
     z.object({ success: z.literal(true), data: z.looseObject(balanceShape()) }),
@@ -222,7 +222,7 @@ export const TaskListResponseSchema = z.lazy(() =>
 export const TaskResponseSchema = z.lazy(() => z.object({ success: z.literal(true), data: TaskSchema }));
 
 /**
- * Failure bodies: reference `{success:false, error:{code, message}}`, or the quick-start variant
+ * Failure bodies: reference `{success:false, error:{code, message}}`, or the string-error variant
  * `{success:false, error:"unauthorized", message:"..."}`. Both normalise to `{code, message}`.
  */
 export const ErrorResponseSchema = z.lazy(() =>
