@@ -8,7 +8,10 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES, dialectScope } from '../../src/sandbox/dialect-names.js';
 import type { DialectName } from '../../src/sandbox/dialect-names.js';
+import { WEBHOOK_USER_AGENT } from '../../src/api/constants.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { RETRY_DELAYS_MS } from '../../src/sandbox/webhooks.js';
+import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
 import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
 import {
   contract,
@@ -77,6 +80,15 @@ describe('docs/openapi.json', () => {
       expect([name, schemaProblems(schema, Number.MAX_SAFE_INTEGER, name)]).toEqual([name, []]);
       expect([name, schemaProblems(schema, 2 ** 53 + 2, name)]).not.toEqual([name, []]);
     }
+  });
+
+  it('states the constants taskctl and its sandbox restate: webhook delays, the dedupe memory, the User-Agent', () => {
+    const delays = contract.components.responses.WebhookFailed['x-retry-delays-seconds'] as number[];
+    expect(RETRY_DELAYS_MS).toEqual(delays.map((seconds) => seconds * 1000));
+    // The listener remembers a delivery at least as long as the service may send it again.
+    expect(DEDUPE_MINIMUM_MS).toBeGreaterThan(delays.reduce((sum, seconds) => sum + seconds, 0) * 1000);
+    const userAgent = deref(contract.components.parameters.WebhookUserAgent);
+    expect(schemaProblems(userAgent.schema, WEBHOOK_USER_AGENT, 'User-Agent')).toEqual([]);
   });
 
   it('names its variants by their shape, not by where an outside document showed them', () => {
