@@ -11,6 +11,9 @@ import type { DialectName } from '../../src/sandbox/dialect-names.js';
 import { WEBHOOK_USER_AGENT } from '../../src/api/constants.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { RETRY_DELAYS_MS } from '../../src/sandbox/webhooks.js';
+import { TaskSchema } from '../../src/api/schemas.js';
+import { toWebhookEvent } from '../../src/api/task-event.js';
+import { sendSimulatedEvent } from '../../src/webhook/simulate.js';
 import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
 import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
 import {
@@ -301,5 +304,32 @@ describe('the sandbox against docs/openapi.json', () => {
   it.each(BEYOND_CONTRACT)('departs from the document in %s, a dialect beyond the contract', async (dialect) => {
     const { problems } = await exercise([dialect]);
     expect(problems.filter((problem) => problem.includes(' body/'))).not.toEqual([]);
+  });
+});
+
+describe("taskctl's own webhook events against docs/openapi.json", () => {
+  it('sends, with webhook simulate, every event toWebhookEvent builds (watch -o ndjson, catch-up) as the document says', async () => {
+    const receiver = await startReceiver();
+    const example = contract.components.examples.TaskResponse.value.data;
+    const now = Date.parse('2025-01-15T09:31:00.000Z');
+    const tasks: Json[] = [
+      { ...example, status: 'processing', completed_at: null, items: undefined },
+      { ...example, status: 'running', completed_at: null, started_at: '2025-01-15T09:30:01Z', completed_items: 1 },
+      example,
+      { ...example, id: '42', platform: 'domain', completed_items: 2, failed_items: 0 },
+      { ...example, status: 'failed', completed_at: null, failed_at: '2025-01-15T09:30:09Z', error_message: 'x' },
+      { ...example, status: 'failed', completed_at: null, items: undefined, platform: ['odd'] },
+      { ...example, status: 'cancelled', completed_at: null, service: 'fanpage_extract_contact' },
+    ];
+    const sent: string[] = [];
+    for (const task of tasks) {
+      const event = toWebhookEvent(TaskSchema.parse(task), now);
+      if (event === undefined) throw new Error(`no event for ${JSON.stringify(task)}`);
+      sent.push(event.event);
+      await sendSimulatedEvent({ event, to: receiver.url, apiKey: 'sk_simulated' });
+    }
+    const received = await receivedWhen(receiver, (all) => all.length >= tasks.length);
+    expect(received.flatMap((event) => webhookProblems(event.headers, event.body))).toEqual([]);
+    expect([...new Set(sent)].sort()).toEqual(Object.keys(contract.webhooks).sort());
   });
 });
