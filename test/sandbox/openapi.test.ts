@@ -94,6 +94,19 @@ describe('docs/openapi.json', () => {
     expect(schemaProblems(userAgent.schema, WEBHOOK_USER_AGENT, 'User-Agent')).toEqual([]);
   });
 
+  it("holds a completed domain_check_availability item's data to {available: boolean}, and no other service's", () => {
+    const schema = contract.components.schemas.TaskResponse;
+    const example = contract.components.examples.TaskResponse.value as Json;
+    const withData = (service: string, data: unknown) => ({
+      ...example,
+      data: { ...example.data, service, items: [{ target: 'a.com', status: 'completed', data }] },
+    });
+    expect(schemaProblems(schema, withData('domain_check_availability', { available: true }), 'ok')).toEqual([]);
+    for (const data of [{ available: 'yes' }, {}])
+      expect(schemaProblems(schema, withData('domain_check_availability', data), 'domain')).not.toEqual([]);
+    expect(schemaProblems(schema, withData('domain_whois_history', {}), 'whois')).toEqual([]);
+  });
+
   it('names its variants by their shape, not by where an outside document showed them', () => {
     expect(JSON.stringify(contract)).not.toMatch(/quick.?start/i);
   });
