@@ -96,7 +96,7 @@ describe('docs/openapi.json', () => {
 
   it("holds a completed domain_check_availability item's data to {available: boolean}, and no other service's", () => {
     const schema = contract.components.schemas.TaskResponse;
-    const example = contract.components.examples.TaskResponse.value as Json;
+    const example = contract.components.examples.TaskResponse.value;
     const withData = (service: string, data: unknown) => ({
       ...example,
       data: { ...example.data, service, items: [{ target: 'a.com', status: 'completed', data }] },
