@@ -49,3 +49,9 @@ export const MAX_JSON_DEPTH = 256;
 export const NO_ANSWER_NOTICE_MS = 5_000;
 /** A wait (rate limit, Retry-After) longer than this is announced before it starts: silence past 2 s looks like a hang. */
 export const WAIT_NOTICE_MS = 2_000;
+
+/**
+ * The User-Agent of the service's webhook deliveries (docs/openapi.json: WebhookUserAgent, `<service>-Webhook/<version>`):
+ * what the sandbox sends and `webhook simulate` and forwarding send as the service would.
+ */
+export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';

@@ -9,7 +9,7 @@
  */
 import * as z from '../lib/zod.js';
 import { typeWords } from '../lib/schema-words.js';
-import { WIRE_ID } from '../lib/wire-id.js';
+import { WIRE_FIELDS, WIRE_ID } from '../lib/wire-id.js';
 
 const int = () => z.number().int();
 /** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */
@@ -61,8 +61,11 @@ export const TaskItemSchema = z.lazy(() =>
     status: z.string(),
     /** Result of processing: any JSON value (the document's example is domain_check_availability's `{available}`). */
     data: z.unknown().optional(),
-    /** Not in docs/openapi.json; the sandbox sets it on failed items. */
-    error: z.string().nullable().optional(),
+    /**
+     * Not named by docs/openapi.json, so any JSON value (the sandbox sends a string on failed items; `{code, message}`
+     * is common). Read through `errorText` (lib/item-error.ts); never part of an item's outcome.
+     */
+    error: z.unknown().optional(),
   }),
 );
 export type TaskItem = z.infer<typeof TaskItemSchema>;
@@ -74,9 +77,6 @@ function itemIssue(item: unknown): { path: PropertyKey[]; expected: string; valu
   const record = item as Record<string, unknown>;
   if (typeof record.target !== 'string') return { path: ['target'], expected: 'string', value: record.target };
   if (typeof record.status !== 'string') return { path: ['status'], expected: 'string', value: record.status };
-  const error = record.error;
-  if (error !== undefined && error !== null && typeof error !== 'string')
-    return { path: ['error'], expected: 'string', value: error };
   return undefined;
 }
 
@@ -100,6 +100,47 @@ const taskItems = () =>
       }
     });
 
+const isText = (value: unknown) => typeof value === 'string';
+const isTime = (value: unknown) => typeof value === 'string' && value !== '';
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * Fields docs/openapi.json names only on webhook task objects (#/components/schemas/WebhookTask), read when an API
+ * answer carries them too. The document's Task leaves them unnamed, so there they may hold anything: a value of
+ * another type than the webhook's is not read (undefined inside taskctl, as if absent) and never refuses the answer;
+ * JSON output still shows it as sent (WIRE_FIELDS).
+ */
+const WEBHOOK_ONLY = {
+  platform: isText,
+  completed_items: isCount,
+  failed_items: isCount,
+  started_at: isTime,
+  failed_at: isTime,
+  error_message: isText,
+} as const;
+/** The webhook-only fields as taskctl reads them on a task. */
+interface WebhookOnlyFields {
+  platform?: string | null | undefined;
+  completed_items?: number | null | undefined;
+  failed_items?: number | null | undefined;
+  started_at?: string | null | undefined;
+  failed_at?: string | null | undefined;
+  error_message?: string | null | undefined;
+}
+
+/** The task with the webhook-only fields it cannot read set to undefined (kept under WIRE_FIELDS), or itself. */
+function readableFields<T extends Record<string, unknown>>(task: T): T {
+  let unread: Record<string, unknown> | undefined;
+  for (const [key, reads] of Object.entries(WEBHOOK_ONLY)) {
+    const value = task[key];
+    if (value === undefined || value === null || reads(value)) continue;
+    (unread ??= {})[key] = value;
+  }
+  if (unread === undefined) return task;
+  const cleared = Object.fromEntries(Object.keys(unread).map((key) => [key, undefined]));
+  return { ...task, ...cleared, [WIRE_FIELDS]: unread };
+}
+
 export const TaskSchema = z.lazy(() =>
   z
     .looseObject({
@@ -110,17 +151,11 @@ export const TaskSchema = z.lazy(() =>
       cost: z.number().nonnegative(),
       created_at: timestamp(),
       completed_at: timestamp().nullable().optional(),
-      // Fields docs/openapi.json shows only in webhook task objects (#/components/schemas/WebhookTask); accepted when a server sends them on the API too.
-      platform: z.string().nullable().optional(),
-      completed_items: int().nonnegative().nullable().optional(),
-      failed_items: int().nonnegative().nullable().optional(),
-      started_at: timestamp().nullable().optional(),
-      failed_at: timestamp().nullable().optional(),
-      error_message: z.string().nullable().optional(),
       /** Present only in GET /tasks/:id. */
       items: taskItems().optional(),
     })
-    .transform((task) => {
+    .transform((parsed) => {
+      const task = readableFields(parsed) as typeof parsed & WebhookOnlyFields;
       if (typeof task.id === 'number') return task as typeof task & { id: number };
       // A string id: a number inside taskctl, the server's string in JSON output.
       return { ...task, id: Number(task.id), [WIRE_ID]: task.id };
@@ -150,7 +185,7 @@ export const ServicesResponseSchema = z.lazy(() =>
   }),
 );
 
-/** Reference form `{success, data: {balance, currency}}`, or the quick-start variant with both fields at the top level. */
+/** Reference form `{success, data: {balance, currency}}`, or the top-level balance variant with both fields beside `success`. */
 export const BalanceResponseSchema = z.lazy(() =>
   z.union([
     z.object({ success: z.literal(true), data: z.looseObject(balanceShape()) }),
@@ -187,7 +222,7 @@ export const TaskListResponseSchema = z.lazy(() =>
 export const TaskResponseSchema = z.lazy(() => z.object({ success: z.literal(true), data: TaskSchema }));
 
 /**
- * Failure bodies: reference `{success:false, error:{code, message}}`, or the quick-start variant
+ * Failure bodies: reference `{success:false, error:{code, message}}`, or the string-error variant
  * `{success:false, error:"unauthorized", message:"..."}`. Both normalise to `{code, message}`.
  */
 export const ErrorResponseSchema = z.lazy(() =>

@@ -4,9 +4,17 @@
  */
 export const WIRE_ID: unique symbol = Symbol.for('taskctl.wireId');
 
-/** `value` with its wire id put back (a shallow copy), or `value` itself when it has none. */
+/**
+ * Fields of a task the server sent in a type taskctl does not read (a webhook-only field the contract leaves unnamed
+ * on the API's Task, api/schemas.ts): undefined inside taskctl, their values as sent under this symbol for JSON output.
+ */
+export const WIRE_FIELDS: unique symbol = Symbol.for('taskctl.wireFields');
+
+/** `value` with its wire id and wire fields put back (a shallow copy), or `value` itself when it has none. */
 export function withWireId(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const wire = (value as { [WIRE_ID]?: unknown })[WIRE_ID];
-  return wire === undefined ? value : { ...value, id: wire };
+  const fields = (value as { [WIRE_FIELDS]?: Record<string, unknown> })[WIRE_FIELDS];
+  if (wire === undefined && fields === undefined) return value;
+  return { ...value, ...fields, ...(wire === undefined ? {} : { id: wire }) };
 }

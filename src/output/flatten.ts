@@ -12,6 +12,7 @@
  * Work is linear in the items and bounded in depth: keys are dotted at most FLATTEN_DEPTH levels down; below that the
  * rest is compact JSON in one cell, itself cut after CELL_JSON_DEPTH levels with a `…` marker.
  */
+import { errorText } from '../lib/item-error.js';
 import { cellJson, ExactInteger } from './encode.js';
 import type { Column } from './printer.js';
 
@@ -167,12 +168,13 @@ export interface ItemLike {
   target: string;
   status: string;
   data?: unknown;
-  error?: string | null | undefined;
+  /** Any JSON value (the contract does not name it): read through `errorText`. */
+  error?: unknown;
 }
 
-/** One item's csv/tsv record: target, status, its data fields, error (empty when none). */
+/** One item's csv/tsv record: target, status, its data fields, error (its text, lib/item-error.ts; empty when none). */
 function flattenItem(item: ItemLike): FlatRecord {
-  return { target: item.target, status: item.status, ...flattenData(item.data), error: item.error ?? '' };
+  return { target: item.target, status: item.status, ...flattenData(item.data), error: errorText(item.error) ?? '' };
 }
 
 /**

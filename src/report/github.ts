@@ -3,6 +3,7 @@
  * that become annotations on the run. Both are pure text builders; `write.ts` decides where they go.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
+import { errorText } from '../lib/item-error.js';
 import { itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
@@ -89,7 +90,9 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   }
   const failures = tasks.flatMap((task) => [
     ...(ended(task) ? [`task ${task.id} ${task.status}: ${task.error_message ?? 'no reason given'}`] : []),
-    ...notCompleted(task).map((item) => `task ${task.id} · ${item.target}: ${item.error ?? `item ${item.status}`}`),
+    ...notCompleted(task).map(
+      (item) => `task ${task.id} · ${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`,
+    ),
   ]);
   if (failures.length > 0) {
     lines.push('', `<details><summary>Failures (${formatCount(failures.length)})</summary>`, '');
@@ -130,7 +133,7 @@ export function githubAnnotations(
       }
       const title = `taskctl: task ${task.id} item ${item.status} (${task.service})`;
       errors.push(
-        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${item.error ?? `item ${item.status}`}`)}`,
+        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`)}`,
       );
     }
   }

@@ -11,6 +11,7 @@
  *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
+import { errorText } from '../lib/item-error.js';
 import { isPlainFailure, itemCounts, itemOutcome, taskPhase } from '../lib/task-state.js';
 
 interface Counts {
@@ -68,10 +69,8 @@ function junitTimestamp(iso: string): string | undefined {
 }
 
 function failureBody(item: TaskItem): string {
-  const parts = [
-    item.error ? `error: ${item.error}` : undefined,
-    item.data ? `data: ${JSON.stringify(item.data)}` : undefined,
-  ];
+  const error = errorText(item.error);
+  const parts = [error ? `error: ${error}` : undefined, item.data ? `data: ${JSON.stringify(item.data)}` : undefined];
   return parts.filter((part) => part !== undefined).join('\n');
 }
 
@@ -84,7 +83,7 @@ function testcase(item: TaskItem, task: Task, counts: Counts): string {
       return `${head}/>`;
     case 'failed': {
       counts.failures++;
-      const message = item.error ?? `item ${item.status}`;
+      const message = errorText(item.error) ?? `item ${item.status}`;
       return `${head}>\n      <failure${attrs({ message, type: `item_${item.status}` })}>${xmlText(failureBody(item))}</failure>\n    </testcase>`;
     }
     case 'active': {

@@ -89,10 +89,48 @@ function invalidItem(service: string, items: readonly string[]): string | undefi
   return undefined;
 }
 
+interface CreateRequest {
+  service: string;
+  items: string[];
+  /** The one-target body's `platform`, checked against the service's. */
+  platform?: string;
+}
+
+/** A non-empty string field of a create body, or the message saying what is wrong with it. */
+function requiredText(value: unknown, name: string): string | { message: string } {
+  if (value === undefined || value === null) return { message: `${name} is required` };
+  if (typeof value !== 'string' || value.trim() === '') return { message: `${name} must be a non-empty string` };
+  return value;
+}
+
+/**
+ * The contract's one-target create body (docs/openapi.json: CreateTaskRequest, its second form): `platform`,
+ * `service_name` and one `target`, taken as a task of that one item.
+ */
+function validateOneTarget(body: Record<string, unknown>): CreateRequest | string {
+  const platform = requiredText(body.platform, 'platform');
+  if (typeof platform !== 'string') return platform.message;
+  const service = requiredText(body.service_name, 'service_name');
+  if (typeof service !== 'string') return service.message;
+  const target = requiredText(body.target, 'target');
+  if (typeof target !== 'string') return target.message;
+  if (target.length > MAX_ITEM_LENGTH) return `target is longer than ${MAX_ITEM_LENGTH} characters`;
+  return { service, items: [target], platform };
+}
+
+/** The one-target body's target, if the service's rule refuses it, as a message; else undefined. */
+function invalidTarget(service: string, items: readonly string[]): string | undefined {
+  const message = invalidItem(service, items);
+  return message?.replace(/^items\[0\]/, 'target');
+}
+
 /** A validated create request, or the message of the first problem found. */
-function validateCreate(body: unknown, maxItems: number): { service: string; items: string[] } | string {
+function validateCreate(body: unknown, maxItems: number): CreateRequest | string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'request body must be a JSON object';
-  const { service, items } = body as Record<string, unknown>;
+  const record = body as Record<string, unknown>;
+  const { service, items } = record;
+  const oneTarget = service === undefined && items === undefined && ('service_name' in record || 'target' in record);
+  if (oneTarget) return validateOneTarget(record);
   if (service === undefined || service === null) return 'service is required';
   if (typeof service !== 'string' || service.trim() === '') return 'service must be a non-empty string';
   if (items === undefined || items === null) return 'items is required';
@@ -128,7 +166,15 @@ const createTask: Handler = async (req, ctx, _query, _id, preRead) => {
   if (typeof request === 'string') return errorReply(422, 'validation_error', request);
   const service = findService(request.service);
   if (!service) return errorReply(404, 'not_found', `Service '${request.service.slice(0, 100)}' not found`);
-  const invalid = invalidItem(service.service, request.items);
+  if (request.platform !== undefined && request.platform !== service.platform) {
+    const platform = quoteForMessage(request.platform);
+    const message = `platform ${platform} is not the platform of ${service.service} (${service.platform})`;
+    return errorReply(422, 'validation_error', message);
+  }
+  const invalid =
+    request.platform === undefined
+      ? invalidItem(service.service, request.items)
+      : invalidTarget(service.service, request.items);
   if (invalid !== undefined) return errorReply(422, 'validation_error', invalid);
   const cost = service.pricing * request.items.length;
   if (ctx.state.balance < cost) {

@@ -6,8 +6,8 @@
  */
 export const DIALECTS = {
   'balance-top-level':
-    'GET /balance answers {success, balance, currency} without data (the documented quick-start variant)',
-  'error-string': 'errors are {success: false, error: "<code>", message} (the documented quick-start variant)',
+    'GET /balance answers {success, balance, currency} without data (the documented top-level balance variant)',
+  'error-string': 'errors are {success: false, error: "<code>", message} (the documented string-error variant)',
   'status-400':
     'validation_error, insufficient_balance and not_found answer HTTP 400 (the contract shows no status for them)',
   'created-200': 'POST /tasks answers 200 instead of 201',

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { WEBHOOK_USER_AGENT } from '../api/constants.js';
 import { WebhookEventSchema } from '../api/schemas.js';
 import { systemErrorWords } from '../errors.js';
 import type { WebhookEvent } from '../api/schemas.js';
@@ -11,9 +12,11 @@ import { DeliveryLog, recordedHeaders } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
 
-/** Delay before each attempt (docs/sandbox.md#webhooks); multiplied by the time scale. */
-const REDELIVERY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
-const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
+/**
+ * Delay before each attempt (docs/sandbox.md#webhooks; docs/openapi.json: WebhookFailed's `x-retry-delays-seconds`, a
+ * test holds them equal); multiplied by the time scale.
+ */
+export const REDELIVERY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;
 
 export type { Delivery } from './delivery-log.js';
 

@@ -1,7 +1,8 @@
 import { errorCode } from '../api/request.js';
 import { systemErrorWords } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
-import { SIGNATURE_HEADER, SIMULATED_HEADER, WEBHOOK_USER_AGENT } from './signature.js';
+import { WEBHOOK_USER_AGENT } from '../api/constants.js';
+import { SIGNATURE_HEADER, SIMULATED_HEADER } from './signature.js';
 
 /** Below the service's 30 s answer deadline, so the service still hears our 502 in time. */
 const FORWARD_TIMEOUT_MS = 25_000;

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { WEBHOOK_USER_AGENT } from '../api/constants.js';
 
 /** The header the service signs webhooks with: its value is the account's API key. */
 export const SIGNATURE_HEADER = 'x-webhook-signature';
@@ -7,8 +8,6 @@ export const SIGNATURE_HEADER = 'x-webhook-signature';
  * so a simulated event is handed on even after the real one.
  */
 export const SIMULATED_HEADER = 'x-taskctl-simulated';
-/** User-Agent of the service's deliveries (the sandbox sends the same). */
-export const WEBHOOK_USER_AGENT = 'TaskService-Webhook/1.0';
 
 /**
  * Constant-time check of a presented signature against the key. Both sides are hashed first so that the comparison

@@ -213,7 +213,7 @@ describe('S2–S4 a server that echoes the key is scrubbed', () => {
   it.each([
     ['401 unauthorized', 401, failure('unauthorized'), ['balance'], ExitCode.auth],
     [
-      '401, the quick-start error shape',
+      '401, the string-error variant',
       401,
       { success: false, error: 'unauthorized', message: `bad key ${KEY}` },
       ['balance'],

@@ -256,6 +256,43 @@ describe('sandbox API: errors', () => {
     expect(res.body).toEqual({ success: false, error: { code: 'validation_error', message } });
   });
 
+  it('accepts the one-target create body (platform, service_name, target) as a task of one item', async () => {
+    const sb = await start({ balance: 100 });
+    const body = { platform: 'domain', service_name: 'domain_whois_history', target: 'example.com' };
+    const res = await call(sb, '/tasks', { body });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ id: 1, service: 'domain_whois_history', total_items: 1, cost: 5 });
+    expect((await call(sb, '/tasks/1')).body.data.items).toEqual([expect.objectContaining({ target: 'example.com' })]);
+    expect((await call(sb, '/balance')).body.data.balance).toBe(95);
+  });
+
+  it("refuses a one-target body whose platform is not its service's, or that misses a field, and charges nothing", async () => {
+    const sb = await start({ balance: 100 });
+    const refused = async (body: Json) => {
+      const res = await call(sb, '/tasks', { body });
+      expect(res.status).toBe(422);
+      return res.body.error;
+    };
+    expect(await refused({ platform: 'facebook', service_name: 'domain_check_availability', target: 'a.com' })).toEqual(
+      {
+        code: 'validation_error',
+        message: 'platform "facebook" is not the platform of domain_check_availability (domain)',
+      },
+    );
+    expect((await refused({ service_name: 'domain_check_availability', target: 'a.com' })).message).toBe(
+      'platform is required',
+    );
+    expect((await refused({ platform: 'domain', service_name: 'domain_check_availability' })).message).toBe(
+      'target is required',
+    );
+    expect(
+      (await refused({ platform: 'domain', service_name: 'domain_check_availability', target: 'a b' })).message,
+    ).toMatch(/^target "a b": /);
+    const unknown = await call(sb, '/tasks', { body: { platform: 'domain', service_name: 'nope', target: 'a.com' } });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+    expect((await call(sb, '/balance')).body.data.balance).toBe(100);
+  });
+
   it('accepts an item of exactly 2048 characters', async () => {
     const sb = await start();
     expect((await createTask(sb, ['x'.repeat(2048)], 'fanpage_extract_contact')).status).toBe(201);

@@ -214,11 +214,3 @@ export async function startReceiver(
   });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, server };
 }
-
-/**
- * The one fake clock (test/clock.ts) at T0: `new FakeClock()`. Only openapi.test.ts still calls it by this name; once
- * that file takes `new FakeClock()` from test/clock.ts, this goes.
- */
-export function fakeClock(): FakeClock {
-  return new FakeClock();
-}

@@ -161,7 +161,8 @@ export function responseProblems(method: string, path: string, res: WireResponse
   const content = response.content;
   if (!content) return problems;
   const type = mediaType(res.headers.get('content-type'));
-  const media = content[type];
+  // The most specific media range the document lists: `text/plain`, then `text/*`, then `*/*`.
+  const media = content[type] ?? content[`${type.split('/')[0] ?? ''}/*`] ?? content['*/*'];
   if (!media) return [...problems, `${where}: Content-Type ${type} is not one the document lists`];
   return [...problems, ...schemaProblems(media.schema, res.body, `${where} body`)];
 }

@@ -8,10 +8,18 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES, dialectScope } from '../../src/sandbox/dialect-names.js';
 import type { DialectName } from '../../src/sandbox/dialect-names.js';
+import { WEBHOOK_USER_AGENT } from '../../src/api/constants.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { receivedWhen, admin, call, fakeClock, start, startReceiver } from './helpers.js';
+import { REDELIVERY_DELAYS_MS } from '../../src/sandbox/webhooks.js';
+import { TaskSchema } from '../../src/api/schemas.js';
+import { toWebhookEvent } from '../../src/api/task-event.js';
+import { sendSimulatedEvent } from '../../src/webhook/simulate.js';
+import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
+import { FakeClock } from '../clock.js';
+import { receivedWhen, admin, call, start, startReceiver } from './helpers.js';
 import {
   contract,
+  deref,
   documentExamples,
   findOperation,
   newAjv,
@@ -42,6 +50,98 @@ describe('docs/openapi.json', () => {
       expect([name, ajv.validateSchema(schema) ? 'ok' : ajv.errorsText(ajv.errors)]).toEqual([name, 'ok']);
       expect(() => schemaProblems({ $ref: `#/components/schemas/${name}` }, null, name)).not.toThrow();
     }
+  });
+
+  it('leaves the answer to an exceeded rate limit open: a 429 in any body conforms, another 4XX is the error body', () => {
+    const headers = (type: string) =>
+      new Headers({
+        'Content-Type': type,
+        'X-RateLimit-Limit': '100',
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': '1736935860',
+      });
+    const operations: Array<[string, string]> = [
+      ['GET', '/services'],
+      ['GET', '/balance'],
+      ['POST', '/tasks'],
+      ['GET', '/tasks'],
+      ['GET', '/tasks/1'],
+    ];
+    const limited = { success: false, error: { code: 'rate_limited', message: 'Too many requests' } };
+    for (const [method, path] of operations) {
+      const text = { status: 429, headers: headers('text/plain'), body: 'Too Many Requests' };
+      expect(responseProblems(method, path, text)).toEqual([]);
+      expect(
+        responseProblems(method, path, { status: 429, headers: headers('application/json'), body: limited }),
+      ).toEqual([]);
+      expect(responseProblems(method, path, { ...text, status: 400 })).not.toEqual([]);
+    }
+  });
+
+  it('bounds ids and counts at 2^53 - 1, beyond which a client reading JSON numbers as doubles cannot hold them', () => {
+    for (const name of ['TaskId', 'Count']) {
+      const schema = contract.components.schemas[name];
+      expect([name, schemaProblems(schema, Number.MAX_SAFE_INTEGER, name)]).toEqual([name, []]);
+      expect([name, schemaProblems(schema, 2 ** 53 + 2, name)]).not.toEqual([name, []]);
+    }
+  });
+
+  it('states the constants taskctl and its sandbox restate: webhook delays, the dedupe memory, the User-Agent', () => {
+    const delays = contract.components.responses.WebhookFailed['x-retry-delays-seconds'] as number[];
+    expect(REDELIVERY_DELAYS_MS).toEqual(delays.map((seconds) => seconds * 1000));
+    // The listener remembers a delivery at least as long as the service may send it again.
+    expect(DEDUPE_MINIMUM_MS).toBeGreaterThan(delays.reduce((sum, seconds) => sum + seconds, 0) * 1000);
+    const userAgent = deref(contract.components.parameters.WebhookUserAgent);
+    expect(schemaProblems(userAgent.schema, WEBHOOK_USER_AGENT, 'User-Agent')).toEqual([]);
+  });
+
+  it("holds a completed domain_check_availability item's data to {available: boolean}, and no other service's", () => {
+    const schema = contract.components.schemas.TaskResponse;
+    const example = contract.components.examples.TaskResponse.value;
+    const withData = (service: string, data: unknown) => ({
+      ...example,
+      data: { ...example.data, service, items: [{ target: 'a.com', status: 'completed', data }] },
+    });
+    expect(schemaProblems(schema, withData('domain_check_availability', { available: true }), 'ok')).toEqual([]);
+    for (const data of [{ available: 'yes' }, {}])
+      expect(schemaProblems(schema, withData('domain_check_availability', data), 'domain')).not.toEqual([]);
+    expect(schemaProblems(schema, withData('domain_whois_history', {}), 'whois')).toEqual([]);
+  });
+
+  it('names its variants by their shape, not by where an outside document showed them', () => {
+    expect(JSON.stringify(contract)).not.toMatch(/quick.?start/i);
+  });
+
+  it('pins the code of a 401 to unauthorized, in both error forms', () => {
+    const headers = new Headers({
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '99',
+      'X-RateLimit-Reset': '1736935860',
+    });
+    const answer = (body: Json) => responseProblems('GET', '/balance', { status: 401, headers, body });
+    expect(answer({ success: false, error: { code: 'unauthorized', message: 'Invalid or missing API key' } })).toEqual(
+      [],
+    );
+    expect(answer({ success: false, error: 'unauthorized', message: 'Invalid or missing API key' })).toEqual([]);
+    expect(answer({ success: false, error: { code: 'not_found', message: 'x' } })).not.toEqual([]);
+    expect(answer({ success: false, error: 'not_found', message: 'x' })).not.toEqual([]);
+  });
+
+  it('requires the three rate-limit headers on every response of every operation', () => {
+    const bare = { status: 200, headers: new Headers({ 'Content-Type': 'application/json' }) };
+    const balance = { success: true, data: { balance: 1, currency: 'coins' } };
+    expect(responseProblems('GET', '/balance', { ...bare, body: balance })).toEqual([
+      'GET /balance → 200 header X-RateLimit-Limit: missing',
+      'GET /balance → 200 header X-RateLimit-Remaining: missing',
+      'GET /balance → 200 header X-RateLimit-Reset: missing',
+    ]);
+    for (const [template, item] of Object.entries<Json>(contract.paths))
+      for (const [method, op] of Object.entries<Json>(item))
+        for (const [key, response] of Object.entries<Json>(op.responses)) {
+          const headers = Object.entries<Json>(deref(response).headers ?? {}).filter(([, h]) => deref(h).required);
+          expect([method, template, key, headers.map(([name]) => name)]).toEqual([method, template, key, RATE_HEADERS]);
+        }
   });
 
   it('is refused when it breaks the OpenAPI schema (the check is not vacuous)', async () => {
@@ -118,7 +218,7 @@ interface Exercised {
 /** Every endpoint of a sandbox in `dialects`, success and error cases, each answer checked against the document. */
 async function exercise(dialects: DialectName[]): Promise<Exercised> {
   const receiver = await startReceiver();
-  const clock = fakeClock();
+  const clock = new FakeClock();
   const sb = await start({ clock, itemMs: 100, rateLimit: 50, balance: 60, webhookUrl: receiver.url, dialects });
   const problems: string[] = [];
   const covered = new Set<string>();
@@ -143,6 +243,11 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
   await create('fanpage_extract_contact', ['x', 'taskfail-y', 'z']);
   await create('domain_whois_history', ['archive-d.com', 'e.com']);
   await create('email_verify', ['me@example.com']);
+  // The document's other create body, one target: a task like any other.
+  const oneTarget = { platform: 'domain', service_name: 'domain_check_availability', target: 'one.example' };
+  problems.push(...schemaProblems(contract.components.schemas.CreateTaskRequest, oneTarget, 'one-target create body'));
+  const created = await check('POST', '/tasks', { body: oneTarget });
+  if (created.status >= 300) problems.push(`the one-target create body was refused: ${created.status}`);
   for (const query of ['', '?per_page=2', '?page=2&per_page=2', '?page=9']) await check('GET', `/tasks${query}`);
   for (const advance of [0, 60, 10_000]) {
     clock.advance(advance);
@@ -170,13 +275,12 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
   // Requests the document does not describe are refused like any other refusal.
   await check('DELETE', '/balance');
   await check('GET', '/nowhere');
-  // The service failing (5XX), and the refusal of a spent rate limit (4XX), on every endpoint.
-  for (const [method, path] of endpoints) {
-    await fault(method, path, 503);
-    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
-    await fault(method, path, 429);
-    await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
-  }
+  // The service failing (5XX), another refusal (4XX) and the refusal of a spent rate limit (429), on every endpoint.
+  for (const [method, path] of endpoints)
+    for (const status of [503, 400, 429]) {
+      await fault(method, path, status);
+      await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
+    }
   for (let i = 0; i < 100 && (await check('GET', '/balance')).status !== 429; i++);
 
   const events = await receivedWhen(receiver, (received) => received.length >= 8);
@@ -214,5 +318,32 @@ describe('the sandbox against docs/openapi.json', () => {
   it.each(BEYOND_CONTRACT)('departs from the document in %s, a dialect beyond the contract', async (dialect) => {
     const { problems } = await exercise([dialect]);
     expect(problems.filter((problem) => problem.includes(' body/'))).not.toEqual([]);
+  });
+});
+
+describe("taskctl's own webhook events against docs/openapi.json", () => {
+  it('sends, with webhook simulate, every event toWebhookEvent builds (watch -o ndjson, catch-up) as the document says', async () => {
+    const receiver = await startReceiver();
+    const example = contract.components.examples.TaskResponse.value.data;
+    const now = Date.parse('2025-01-15T09:31:00.000Z');
+    const tasks: Json[] = [
+      { ...example, status: 'processing', completed_at: null, items: undefined },
+      { ...example, status: 'running', completed_at: null, started_at: '2025-01-15T09:30:01Z', completed_items: 1 },
+      example,
+      { ...example, id: '42', platform: 'domain', completed_items: 2, failed_items: 0 },
+      { ...example, status: 'failed', completed_at: null, failed_at: '2025-01-15T09:30:09Z', error_message: 'x' },
+      { ...example, status: 'failed', completed_at: null, items: undefined, platform: ['odd'] },
+      { ...example, status: 'cancelled', completed_at: null, service: 'fanpage_extract_contact' },
+    ];
+    const sent: string[] = [];
+    for (const task of tasks) {
+      const event = toWebhookEvent(TaskSchema.parse(task), now);
+      if (event === undefined) throw new Error(`no event for ${JSON.stringify(task)}`);
+      sent.push(event.event);
+      await sendSimulatedEvent({ event, to: receiver.url, apiKey: 'sk_simulated' });
+    }
+    const received = await receivedWhen(receiver, (all) => all.length >= tasks.length);
+    expect(received.flatMap((event) => webhookProblems(event.headers, event.body))).toEqual([]);
+    expect([...new Set(sent)].sort()).toEqual(Object.keys(contract.webhooks).sort());
   });
 });

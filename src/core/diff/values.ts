@@ -4,6 +4,7 @@
  * (output/flatten.ts, the same flattening as `show -o csv`). null, an absent field and an empty csv cell are all
  * "no value": the field is left out.
  */
+import { errorText } from '../../lib/item-error.js';
 import { encodeJson } from '../../output/encode.js';
 import { flattenData, itemRecord, type ItemLike } from '../../output/flatten.js';
 import { parseJsonExact } from './exact-json.js';
@@ -76,7 +77,7 @@ export function fromRecord(
   for (const key of Object.keys(record)) if (!NOT_RESULT_FIELDS.has(key) && key !== 'status') data[key] = record[key];
   put('status', csvText(record.status));
   for (const [key, text] of Object.entries(flattenData(data))) put(key, text === '' ? undefined : text);
-  put('error', csvText(record.error));
+  put('error', csvText(errorText(record.error)));
   return item;
 }
 

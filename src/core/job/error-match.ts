@@ -4,6 +4,7 @@
  * of what such a retry sends).
  */
 import type { ItemLike } from '../../output/flatten.js';
+import { errorText } from '../../lib/item-error.js';
 import { itemOutcome } from '../../lib/task-state.js';
 
 export type ErrorMatch = (item: ItemLike, task: { error_message?: string | null | undefined }) => boolean;
@@ -13,7 +14,7 @@ export function errorMatch(texts: readonly string[] | undefined): ErrorMatch | u
   const wanted = (texts ?? []).map((text) => text.toLowerCase()).filter((text) => text !== '');
   if (wanted.length === 0) return undefined;
   return (item, task) => {
-    const error = (item.error ?? task.error_message ?? '').toLowerCase();
+    const error = (errorText(item.error) ?? task.error_message ?? '').toLowerCase();
     return error !== '' && wanted.some((text) => error.includes(text));
   };
 }

@@ -5,6 +5,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Prompts } from '../capabilities.js';
+import { errorText } from '../../lib/item-error.js';
 import { isTerminal, itemOutcome } from '../../lib/task-state.js';
 import { exportTaskItems, type FlatRecord, type ItemLike } from '../../output/flatten.js';
 import { formatCount } from '../../output/numbers.js';
@@ -45,7 +46,7 @@ function tallyTask(tally: Tally, task: Task, keep: KeepItem): void {
     tally.items++;
     const status = item.status.toLowerCase();
     tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1);
-    if (itemOutcome(item, terminal) === 'failed') countError(tally, item.error ?? task.error_message ?? '');
+    if (itemOutcome(item, terminal) === 'failed') countError(tally, errorText(item.error) ?? task.error_message ?? '');
     if (tally.shownCount >= TABLE_MAX_ROWS) continue;
     if (shown === undefined) {
       shown = [];

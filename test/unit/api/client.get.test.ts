@@ -402,7 +402,7 @@ describe('GET: no resend on definite answers', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('reads the quick-start error variant (error as a string, top-level message)', async () => {
+  it('reads the string-error variant (error as a string, top-level message)', async () => {
     setup();
     pool
       .intercept(balancePath)

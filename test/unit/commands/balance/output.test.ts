@@ -12,7 +12,7 @@ describe('balance (in-process)', () => {
     expect(api.calls).toEqual(['GET /balance']);
   });
 
-  it('accepts the quick-start variant with the balance at the top level', async () => {
+  it('accepts the top-level balance variant', async () => {
     const api = mockApi();
     api.reply('GET', '/balance', 200, { success: true, balance: 7, currency: 'coins' });
     const result = await runTaskctl(['balance', '-o', 'tsv'], { api });
