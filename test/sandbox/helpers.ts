@@ -6,7 +6,6 @@ import { request } from 'undici';
 import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { waitFor } from '../wait-for.js';
-import { FakeClock } from '../clock.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
 /** Parsed JSON as `JSON.parse` gives it: the tests assert its shape. */
