@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackAddress, isLoopbackHost } from '../../src/sandbox/loopback.js';
-import { admin, call, createTask, start, type Json } from './helpers.js';
+import { admin, call, createTask, start, type Json } from './sandbox-calls.js';
 
 describe('sandbox admin API', () => {
   it('shows state: balance, key, tasks and webhook URL', async () => {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { admin, call, createTask, start, type Json } from './helpers.js';
+import { admin, call, createTask, start, type Json } from './sandbox-calls.js';
 
 describe('sandbox API: endpoints', () => {
   it('lists at least four services with prices in coins', async () => {

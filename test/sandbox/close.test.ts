@@ -9,7 +9,7 @@ import {
   recordingScheduler,
   startReceiver,
   type Json,
-} from './helpers.js';
+} from './sandbox-calls.js';
 
 /**
  * The open sockets and listeners on the sandbox's port: its listener, the connections it accepted and this process's

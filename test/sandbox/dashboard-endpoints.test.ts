@@ -5,7 +5,16 @@ import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { PAGE_JS, REQUEST_JS } from '../../src/sandbox/dashboard/script.js';
 import { PAGE_CSS } from '../../src/sandbox/dashboard/style.js';
-import { admin, call, createTask, deliveriesWhen, eventually, start, startReceiver, type Json } from './helpers.js';
+import {
+  admin,
+  call,
+  createTask,
+  deliveriesWhen,
+  eventually,
+  start,
+  startReceiver,
+  type Json,
+} from './sandbox-calls.js';
 
 /** A raw request, so Host and Origin can be anything. */
 function raw(

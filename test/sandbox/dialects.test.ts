@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DIALECT_NAMES } from '../../src/sandbox/index.js';
 import { UsageError } from '../../src/errors.js';
 import { FakeClock, T0 } from '../clock.js';
-import { receivedWhen, call, createTask, start, startReceiver } from './helpers.js';
+import { receivedWhen, call, createTask, start, startReceiver } from './sandbox-calls.js';
 
 const MIN = 60_000;
 

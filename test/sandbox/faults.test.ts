@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
-import { admin, call, createTask, start } from './helpers.js';
+import { admin, call, createTask, start } from './sandbox-calls.js';
 
 describe('sandbox faults', () => {
   it('`status` answers the given status with an internal_error body, for `count` matching requests only', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../clock.js';
-import { call, createTask, start, waitForTask, type Json } from './helpers.js';
+import { call, createTask, start, waitForTask, type Json } from './sandbox-calls.js';
 
 const ITEM_MS = 100;
 const QUEUE_MS = 50; // min(itemMs, 50)

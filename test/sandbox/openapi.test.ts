@@ -16,7 +16,7 @@ import { toWebhookEvent } from '../../src/api/task-event.js';
 import { sendSimulatedEvent } from '../../src/webhook/simulate.js';
 import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
 import { FakeClock } from '../clock.js';
-import { receivedWhen, admin, call, start, startReceiver } from './helpers.js';
+import { receivedWhen, admin, call, start, startReceiver } from './sandbox-calls.js';
 import {
   contract,
   deref,

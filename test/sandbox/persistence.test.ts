@@ -7,7 +7,7 @@ import { loadStateFile, StateStore } from '../../src/sandbox/persistence.js';
 import { notRunningPid } from '../unit/pids.js';
 import { SandboxState } from '../../src/sandbox/state.js';
 import { UsageError } from '../../src/errors.js';
-import { admin, call, createTask, type Json } from './helpers.js';
+import { admin, call, createTask, type Json } from './sandbox-calls.js';
 
 let dir: string;
 const running: RunningSandbox[] = [];

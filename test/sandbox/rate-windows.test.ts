@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, T0 } from '../clock.js';
-import { admin, call, start } from './helpers.js';
+import { admin, call, start } from './sandbox-calls.js';
 
 describe('sandbox rate limit', () => {
   it('counts per key in a fixed minute window, then answers 429 with Retry-After', async () => {

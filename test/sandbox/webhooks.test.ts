@@ -13,7 +13,7 @@ import {
   start,
   startReceiver,
   type Json,
-} from './helpers.js';
+} from './sandbox-calls.js';
 
 const BASE_FIELDS = [
   'id',

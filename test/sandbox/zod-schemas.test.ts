@@ -14,8 +14,8 @@ import {
   WebhookEventSchema,
 } from '../../src/api/schemas.js';
 import { FakeClock } from '../clock.js';
-import { receivedWhen, admin, call, start, startReceiver } from './helpers.js';
-import type { CallResult } from './helpers.js';
+import { receivedWhen, admin, call, start, startReceiver } from './sandbox-calls.js';
+import type { CallResult } from './sandbox-calls.js';
 
 describe("sandbox answers and the client's zod schemas", () => {
   it('answers a full scenario with bodies that all parse with the shared schemas', async () => {

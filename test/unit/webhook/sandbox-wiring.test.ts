@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { WebhookWirings } from '../../../src/store/webhook-wirings.js';
 import { findSandbox, unwire, wire, wiringProblem, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
-import { admin } from '../../sandbox/helpers.js';
+import { admin } from '../../sandbox/sandbox-calls.js';
 
 const MINE = 'http://127.0.0.1:9/mine';
 const DASHBOARD = 'http://127.0.0.1:9/dashboard';
