@@ -401,8 +401,12 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     const refused = await run(['resume', id, '--resend', '1', '-y']);
     expect(refused.code).toBe(9);
     // Each way on is a whole command ending its own line: the --resend one, pasted as printed, is the run below.
-    expect(refused.stderr).toContain(`, then, if it is this chunk's: taskctl resume ${id} --yes --adopt 1=${task?.id}\n`);
-    const line = new RegExp(`^or, if task ${task?.id} is not this chunk's: taskctl (.*)$`, 'm').exec(refused.stderr)?.[1];
+    expect(refused.stderr).toContain(
+      `, then, if it is this chunk's: taskctl resume ${id} --yes --adopt 1=${task?.id}\n`,
+    );
+    const line = new RegExp(`^or, if task ${task?.id} is not this chunk's: taskctl (.*)$`, 'm').exec(
+      refused.stderr,
+    )?.[1];
     expect(line).toBe(`resume ${id} --yes --resend 1`);
     const resent = await run([...(line ?? '').split(' '), '-q']);
     expect(resent.code, resent.stderr).toBe(0);
