@@ -69,7 +69,14 @@ export interface StoredJob {
 }
 
 export class JobStore {
-  constructor(readonly dir: string) {}
+  /**
+   * `elsewhere`: where job `id` was last run outside this state directory, when known (core/job/registry.ts: the cache
+   * directory's record of it), for `find`.
+   */
+  constructor(
+    readonly dir: string,
+    private readonly elsewhere?: (id: string) => string | undefined,
+  ) {}
 
   private get jobsDir(): string {
     return join(this.dir, 'jobs');
@@ -192,6 +199,15 @@ export class JobStore {
     if (existsSync(own)) return own;
     const target = this.refTarget(id);
     return target !== undefined && existsSync(target) ? target : undefined;
+  }
+
+  /**
+   * The journal of job `id`: this state directory's (`locate`), else the file this user last ran it from under another
+   * state directory that shares the cache directory, and so the ledger (a CI step's own TASKCTL_STATE_DIR). Only to
+   * follow a takeover between jobs (core/submit/hand-over.ts): the job a command names is this state directory's.
+   */
+  find(id: string): string | undefined {
+    return this.locate(id) ?? this.elsewhere?.(id);
   }
 
   /** Every job this machine knows of, with its journal present. */

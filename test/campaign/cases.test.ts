@@ -79,9 +79,11 @@ describe('overlapping identical creates on one machine', () => {
     expect(resultA.stderr).toContain(`several matching tasks were created`);
     expect(resultA.stderr).toContain(`(${ids.join(', ')})`);
     // Every create is a job: its one next step names the candidates to look at and the resume that settles the chunk.
-    expect(resultA.stderr).toContain(`Look at them (taskctl show ${ids.join(' ')}), then: taskctl resume j-`);
+    expect(resultA.stderr).toContain(
+      `Look at them (taskctl show ${ids.join(' ')}), then, for the one that is this chunk's: taskctl resume j-`,
+    );
     expect(resultA.stderr).toMatch(
-      /taskctl resume j-[0-9a-z]+ --adopt 1=ID, or --resend 1 if none is this chunk's\.\n$/,
+      /taskctl resume j-[0-9a-z]+ --adopt 1=ID\nor, if none is this chunk's: taskctl resume j-[0-9a-z]+ --resend 1\n$/,
     );
   });
 });

@@ -48,7 +48,9 @@ export type HandOver = 'handed' | 'whole' | 'held' | 'void';
  */
 function underLocks<T>(env: Env, id: string, act: (file: JournalFile, state: JobState) => T): T | 'held' | undefined {
   const store = jobStore(env);
-  const path = store.locate(id);
+  // The stopped job may be of another state directory sharing this cache directory, and so the ledger (JobStore.find):
+  // its journal, locked beside itself, is the one handed over, wherever it is.
+  const path = store.find(id);
   if (path === undefined) return undefined;
   const fold = new JobFold(path, { counts: true });
   let file: JournalFile;
@@ -148,7 +150,7 @@ function otherInDoubt(state: JobState, chunk: number): boolean {
 
 /** The job record of job `id` (its journal's first line), or undefined when it cannot be read. */
 function coveringJob(env: Env, id: string): Job | undefined {
-  const path = jobStore(env).locate(id);
+  const path = jobStore(env).find(id);
   if (path === undefined) return undefined;
   try {
     const first = glanceJournal(path)?.first;
@@ -203,7 +205,8 @@ export function coveringChunk(
   store: JobStore,
   cover: Cover,
 ): { task?: { id: number }; sent: boolean; refused: boolean; jobRefused: boolean; path: string } | undefined {
-  const path = store.locate(cover.job);
+  // A job of another state directory that took it over is read where it ran (JobStore.find).
+  const path = store.find(cover.job);
   if (path === undefined) return undefined;
   try {
     const state = readJobState(path, cover.job);
@@ -291,7 +294,7 @@ export function coveringTasks(
   for (const job of jobs) {
     if (seen.has(job)) continue;
     seen.add(job);
-    const path = store.locate(job);
+    const path = store.find(job);
     if (path === undefined) continue;
     const theirs = readJobState(path, job);
     if (theirs === undefined) continue;

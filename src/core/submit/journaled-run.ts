@@ -792,7 +792,10 @@ export async function runResume(
   if (followed.has(by.job)) throw new UsageError(`job ${arg} was taken over by job ${by.job}, which it took over`);
   // The takeover stands on this job's own journal (the chunk's task is recorded here), so its taker's journal may be
   // gone: pruned once finished, or the taker of a `--journal FILE` job, which is never pruned (jobs.ts pruneJobs).
-  if (jobStore(ctx.env).locate(by.job) === undefined)
+  const store = jobStore(ctx.env);
+  // Run under another state directory sharing this cache directory (JobStore.find): continued from its journal there.
+  const taker = store.locate(by.job) === undefined ? store.find(by.job) : by.job;
+  if (taker === undefined)
     throw new UsageError(
       `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks), which is not in this state directory (pruned once finished, or run under another TASKCTL_STATE_DIR): nothing was sent`,
       `Its tasks are that job's: run \`taskctl resume ${by.job}\` where it is kept, or see them with \`taskctl list\`.`,
@@ -800,7 +803,7 @@ export async function runResume(
   ctx.printer.info(
     `job ${by.from} was taken over by job ${by.job} (the same items, the same chunks): its chunks are that job's; continuing job ${by.job}`,
   );
-  await runResume(ctx, by.job, options, new Set([...followed, by.from]));
+  await runResume(ctx, taker, options, new Set([...followed, by.from]));
 }
 
 /** One resume; the job that took this one over whole, when it was (its own resume is the way on). */

@@ -496,16 +496,17 @@ export function unsureHint(
   if (ids.length === 0) return `Try again later: ${resumeCommand(job)}`;
   const [only] = ids;
   const holder = only === undefined ? undefined : holders.get(only);
+  // Each way on is a whole command at the end of its own line, so either can be pasted as printed.
   if (ids.length === 1 && holder !== undefined && holder !== index) {
-    const adopt = `If it holds chunk ${index}'s items, the service's ids started again: ${resumeCommand(job, ` --adopt ${index}=${only}`)} (chunk ${holder}'s task is then counted lost, not bought again)`;
+    const adopt = `If it holds chunk ${index}'s items, the service's ids started again (chunk ${holder}'s task is then counted lost, not bought again): ${resumeCommand(job, ` --adopt ${index}=${only}`)}`;
     // Sent again once by the user's word already: not offered twice (each would pay for the chunk once more).
     return resent
-      ? `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too, and chunk ${index} was sent again once (--resend). ${adopt}.`
-      : `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too. ${adopt}; if not: ${resumeCommand(job, ` --resend ${index}`)}`;
+      ? `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too, and chunk ${index} was sent again once (--resend).\n${adopt}`
+      : `Look at it (taskctl show ${only}): chunk ${holder} names task ${only} too.\n${adopt}\nIf not: ${resumeCommand(job, ` --resend ${index}`)}`;
   }
   return ids.length === 1
-    ? `Look at it (taskctl show ${only}), then: ${resumeCommand(job, ` --adopt ${index}=${only}`)}, or --resend ${index} if it is not this chunk's.`
-    : `Look at them (taskctl show ${ids.join(' ')}), then: ${resumeCommand(job, ` --adopt ${index}=ID`)}, or --resend ${index} if none is this chunk's.`;
+    ? `Look at it (taskctl show ${only}), then, if it is this chunk's: ${resumeCommand(job, ` --adopt ${index}=${only}`)}\nor, if task ${only} is not this chunk's: ${resumeCommand(job, ` --resend ${index}`)}`
+    : `Look at them (taskctl show ${ids.join(' ')}), then, for the one that is this chunk's: ${resumeCommand(job, ` --adopt ${index}=ID`)}\nor, if none is this chunk's: ${resumeCommand(job, ` --resend ${index}`)}`;
 }
 
 /** The job's chunks with a task, by task id (unsureHint `holders`). */

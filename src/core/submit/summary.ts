@@ -205,11 +205,10 @@ function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, opt
   const line = all.length > 0 ? summary(all) : 'no task';
   // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
   const named = job?.name === job?.id ? undefined : job?.name;
-  ctx.printer.success(
-    named === undefined
-      ? line
-      : `job ${named}: ${line}` + (now.length < all.length ? ` (${formatCount(now.length)} by this run)` : ''),
-  );
+  // The line counts the whole job: a resume says how many of its tasks this run gave (0 too), whichever way the job is
+  // named, so a resume that paid nothing never reads as the job bought again.
+  const byRun = job !== undefined && now.length < all.length ? ` (${formatCount(now.length)} by this run)` : '';
+  ctx.printer.success((named === undefined ? line : `job ${named}: ${line}`) + byRun);
   if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
   warnAboveMaxCost(ctx, now, options.maxCost);
   return warnDroppedItems(ctx, now);

@@ -72,7 +72,8 @@ describe('a server whose task reads leave out the items', () => {
       expect(job).toBeDefined();
       // The way to settle it at once, not a resume that can only end in the same exit 9.
       expect(created.stderr).toContain(
-        `Look at it (taskctl show ${task!.id}), then: taskctl resume ${job} --yes --adopt 1=${task!.id}, or --resend 1 if it is not this chunk's.`,
+        `Look at it (taskctl show ${task!.id}), then, if it is this chunk's: taskctl resume ${job} --yes --adopt 1=${task!.id}\n` +
+          `or, if task ${task!.id} is not this chunk's: taskctl resume ${job} --yes --resend 1\n`,
       );
       // The journal keeps the candidate the message named: a later `--resend` knows it was looked at.
       const records = readFileSync(join(home, 'state', 'jobs', `${job}.jsonl`), 'utf8')

@@ -263,7 +263,7 @@ it('a lost chunk whose own task is under its id again (the service restored with
   expect(said[0]).toBe(`job ${job}: 0 of 3 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
   expect(resumed.stderr).not.toContain('no longer has');
   expect(resumed.stderr).not.toContain('no task');
-  const summary = said.indexOf('✓ 3 tasks for 3 items, 3 coins');
+  const summary = said.indexOf('✓ 3 tasks for 3 items, 3 coins (0 by this run)');
   expect(summary, resumed.stderr).toBeGreaterThan(
     said.indexOf('chunk 3: task 3 is on the service again, as the job recorded it'),
   );

@@ -56,7 +56,9 @@ it("the task under chunk 1's id cannot be told from chunk 4's: exit 9 naming bot
     'and chunk 1 of this job names task 1 too: the journal keeps nothing to tell them apart',
   );
   expect(first.stderr).toContain(
-    `Look at it (taskctl show 1): chunk 1 names task 1 too. If it holds chunk 4's items, the service's ids started again: taskctl resume ${job} --yes --adopt 4=1 (chunk 1's task is then counted lost, not bought again); if not: taskctl resume ${job} --yes --resend 4`,
+    `Look at it (taskctl show 1): chunk 1 names task 1 too.\n` +
+      `If it holds chunk 4's items, the service's ids started again (chunk 1's task is then counted lost, not bought again): taskctl resume ${job} --yes --adopt 4=1\n` +
+      `If not: taskctl resume ${job} --yes --resend 4`,
   );
   expect(await world.posts()).toBe(1);
   // A bare resume asks again, and stops the same way: it never pays again on that guess.

@@ -400,8 +400,15 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     const [task] = await world.tasks();
     const refused = await run(['resume', id, '--resend', '1', '-y']);
     expect(refused.code).toBe(9);
-    expect(refused.stderr).toContain(`or --resend 1 if it is not this chunk's`);
-    const resent = await run(['resume', id, '--resend', '1', '-y', '-q']);
+    // Each way on is a whole command ending its own line: the --resend one, pasted as printed, is the run below.
+    expect(refused.stderr).toContain(
+      `, then, if it is this chunk's: taskctl resume ${id} --yes --adopt 1=${task?.id}\n`,
+    );
+    const line = new RegExp(`^or, if task ${task?.id} is not this chunk's: taskctl (.*)$`, 'm').exec(
+      refused.stderr,
+    )?.[1];
+    expect(line).toBe(`resume ${id} --yes --resend 1`);
+    const resent = await run([...(line ?? '').split(' '), '-q']);
     expect(resent.code, resent.stderr).toBe(0);
     expect(resent.stdout).not.toContain(`${task?.id}`);
     expect(await world.posts()).toBe(2);
@@ -536,9 +543,11 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
   const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
   const items = ['r1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com', 'r5.example.com'];
   /** The `taskctl resume …` command of the last line of stderr, as printed (up to its `, or` alternative). */
+  // The hint's first way on (each is a whole command ending its line; the `or, …` line after an --adopt is the other).
   const hinted = (stderr: string) => {
-    const last = stderr.trim().split('\n').at(-1) ?? '';
-    const command = /taskctl (resume [^,]*?)\.?(?:,|$)/.exec(last)?.[1];
+    const lines = stderr.trim().split('\n');
+    const last = (lines.at(-1)?.startsWith('or, if ') === true ? lines.at(-2) : lines.at(-1)) ?? '';
+    const command = /taskctl (resume .*)$/.exec(last)?.[1];
     expect(command, last).toBeDefined();
     return (command ?? '').split(' ');
   };
