@@ -189,8 +189,21 @@ export async function runStatus(ctx: Output & Prompts & Process & Runtime & Serv
       : null,
     rate_limited: check.rateLimited ?? false,
   };
+  // csv and tsv keep the json's keys and types (docs/behaviour.md#types-kept): every column, its nested rate limit
+  // flattened, empty for null; the labels and sentences above are a terminal's.
+  const { rate_limit: limit, rate_limited: rateLimited, ...flat } = json;
+  const machine: Array<[string, string | number | boolean | null]> = Object.entries({
+    ...flat,
+    rate_limit_remaining: limit?.remaining ?? null,
+    rate_limit_limit: limit?.limit ?? null,
+    rate_limit_resets_at: limit?.resets_at ?? null,
+    rate_limited: rateLimited,
+  });
+  const format = ctx.printer.format;
   ctx.printer.detail(
-    fields.filter((field): field is [string, string] => field[1] !== undefined),
+    format === 'csv' || format === 'tsv'
+      ? machine
+      : fields.filter((field): field is [string, string] => field[1] !== undefined),
     json,
   );
   if (!settings.apiKey) {

@@ -4,7 +4,7 @@ import type { Capabilities, Service } from './capabilities.js';
 import { NotFoundError } from '../errors.js';
 import { printTaskItems } from './task-results.js';
 import { idsOnly } from './quiet.js';
-import { disagreeingCountsWarner } from '../lib/task-state.js';
+import { disagreeingCountsWarner, unlistedItemsNote } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 import { checkReportTargets, writeReports } from '../report/write.js';
 import type { ShowOptions } from './show-options.js';
@@ -41,11 +41,12 @@ export async function runShow(ctx: Capabilities, requested: readonly number[], o
   ctx.cache.rememberTasks(tasks);
   if (options.report?.length) await writeReports(ctx, options.report, tasks);
   const printer = ctx.printer;
-  // docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out: say so, not print nothing.
+  // docs/openapi.json shows items in GET /tasks/{id}, but a server may leave them out, or some: say so (as diff does).
   // Counts that contradict each other are warned about as a wait warns (docs/commands.md#taskctl-wait-id-), on stderr.
   const warnCounts = disagreeingCountsWarner((text) => printer.warn(text));
   for (const task of tasks) {
-    if (task.items === undefined) printer.warn(`the service sent no item results for task ${task.id}`);
+    const unlisted = unlistedItemsNote(task);
+    if (unlisted !== undefined) printer.warn(unlisted);
     warnCounts(task);
   }
   await printTaskItems(ctx, tasks, { ...options, single: requested.length === 1, targetsOnly: idsOnly(ctx.globals) });

@@ -69,14 +69,14 @@ export function unseenColumnsWarning(unseen: readonly string[], seen: readonly s
 
 /** The task's own fields above its items on a terminal; its status in the task's tone. */
 function taskSummary(task: Task, printer: Printer): DetailField[] {
-  const { total, completed, failed } = itemCounts(task);
+  const { total, completed, failed, unlisted } = itemCounts(task);
   const fields: Array<[string, string | number | null | undefined]> = [
     ['id', task.id],
     ['service', task.service],
     ['status', task.status],
     [
       'items',
-      `${formatCount(total)}${completed !== undefined ? ` (${formatCount(completed)} completed, ${formatCount(failed ?? 0)} failed)` : ''}`,
+      `${formatCount(total)}${completed !== undefined ? ` (${formatCount(completed)} completed, ${formatCount(failed ?? 0)} failed${unlisted === undefined ? '' : `, ${formatCount(unlisted)} not listed`})` : ''}`,
     ],
     ['cost', task.cost],
     ['created', task.created_at],

@@ -72,8 +72,15 @@ export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(
   [...WORDS].filter(([, word]) => word.ended && !word.succeeded).map(([name]) => name),
 );
 
+/**
+ * Items an ended task counts in `total_items` but its answer did not list, kept on a task whose items were dropped
+ * (follow/item-counts.ts): a symbol key, so no output format ever shows it, and a spread copy keeps it.
+ */
+export const UNLISTED_ITEMS: unique symbol = Symbol('items not listed');
+
 /** The fields of a task these rules read: the API's task object, or a webhook's. */
 export interface TaskStateFields {
+  [UNLISTED_ITEMS]?: number | undefined;
   status: string;
   total_items: number;
   completed_at?: string | null | undefined;
@@ -202,6 +209,11 @@ export interface ItemCounts {
   completed: number | undefined;
   /** Items that did not complete (failed, error, skipped, unknown...); undefined when unknown. */
   failed: number | undefined;
+  /**
+   * Items of an ended task its answer did not list (fewer items than `total_items`): not seen, so not a success, but
+   * nothing says they failed. Undefined when none.
+   */
+  unlisted?: number;
 }
 
 /**
@@ -220,13 +232,26 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
       if (outcome === 'completed') completed++;
       else if (outcome === 'failed') failed++;
     }
-    if (terminal) failed = Math.max(failed, total - completed);
-    return { total, completed, failed };
+    const unlisted = terminal ? Math.max(0, total - task.items.length) : 0;
+    if (terminal) failed = Math.max(failed, total - completed - unlisted);
+    return { total, completed, failed, ...(unlisted > 0 && { unlisted }) };
   }
   const completed = numberOrUndefined(task.completed_items);
   let failed = numberOrUndefined(task.failed_items);
-  if (terminal && completed !== undefined) failed = Math.max(failed ?? 0, total - completed);
-  return { total, completed, failed };
+  const unlisted = terminal ? (task[UNLISTED_ITEMS] ?? 0) : 0;
+  if (terminal && completed !== undefined) failed = Math.max(failed ?? 0, total - completed - unlisted);
+  return { total, completed, failed, ...(unlisted > 0 && { unlisted }) };
+}
+
+/**
+ * What a task's answer leaves out of its items, in the words every command uses (`show`'s note, `diff` and
+ * `show --job`'s exit 8): none sent, or fewer than `total_items`; undefined when it lists as many or more.
+ */
+export function unlistedItemsNote(task: { id: number; total_items: number; items?: readonly unknown[] | undefined }) {
+  const listed = task.items?.length;
+  if (listed === undefined) return `the service sent no item results for task ${task.id}`;
+  if (listed >= task.total_items) return undefined;
+  return `task ${task.id} lists ${listed.toLocaleString('en-US')} of its ${task.total_items.toLocaleString('en-US')} ${task.total_items === 1 ? 'item' : 'items'}`;
 }
 
 /** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */

@@ -158,7 +158,7 @@ const TRUNCATED = '…';
  * Levels of nesting printed in JSON output. JSON.stringify recurses natively and overflows the stack a few thousand
  * levels down; real results are a handful deep, so anything past this is a hostile server's and is cut with a marker.
  */
-const MAX_JSON_DEPTH = 512;
+export const MAX_JSON_DEPTH = 512;
 
 /**
  * `value` with every array or object nested deeper than `limit` levels replaced by TRUNCATED. Returns the same

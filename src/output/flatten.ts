@@ -10,10 +10,11 @@
  *   stay lists), plus every other field the item carried.
  *
  * Work is linear in the items and bounded in depth: keys are dotted at most FLATTEN_DEPTH levels down; below that the
- * rest is compact JSON in one cell, itself cut after CELL_JSON_DEPTH levels with a `…` marker.
+ * rest is compact JSON in one cell, whole: cut with a `…` marker only past MAX_JSON_DEPTH levels, as `-o json` is
+ * (an answer of the service holds at most 256). A terminal's readable text stops at CELL_JSON_DEPTH.
  */
 import { errorText } from '../lib/item-error.js';
-import { cellJson, ExactInteger } from './encode.js';
+import { cellJson, ExactInteger, MAX_JSON_DEPTH } from './encode.js';
 import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
@@ -76,8 +77,8 @@ function humanFields(data: unknown): Record<string, string> | undefined {
 
 /** Levels of dotted keys (`a.b.c`) before the rest of a value is written as JSON in one cell. */
 export const FLATTEN_DEPTH = 16;
-/** Levels of nesting kept in a cell's JSON before it is cut with `…`. */
-export const CELL_JSON_DEPTH = 16;
+/** Levels of nesting a terminal's readable cell shows before it is cut with `…` (csv and tsv cells are whole). */
+const CELL_JSON_DEPTH = 16;
 
 /** Column names of the item itself: a data field with one of these names is written as `data.<name>`. */
 const RESERVED = new Set(['task', 'target', 'status', 'error', 'data']);
@@ -107,7 +108,7 @@ function arrayText(values: readonly unknown[]): string {
   if (values.every((v) => isScalar(v) && !(typeof v === 'string' && v.includes(';')))) {
     return values.map((v) => scalarText(v as Scalar)).join(';');
   }
-  return cellJson(values, CELL_JSON_DEPTH);
+  return cellJson(values, MAX_JSON_DEPTH);
 }
 
 function dataKey(name: string): string {
@@ -133,10 +134,10 @@ export function flattenData(data: unknown): FlatRecord {
   const out: FlatRecord = {};
   if (data === null || data === undefined) return out;
   if (!isPlainObject(data)) {
-    out.data = cellJson(data, CELL_JSON_DEPTH);
+    out.data = cellJson(data, MAX_JSON_DEPTH);
     return out;
   }
-  walkData(data, (key, value, cut) => setField(out, key, cut ? cellJson(value, CELL_JSON_DEPTH) : flatText(value)));
+  walkData(data, (key, value, cut) => setField(out, key, cut ? cellJson(value, MAX_JSON_DEPTH) : flatText(value)));
   return out;
 }
 
@@ -161,7 +162,7 @@ function walkData(data: Record<string, unknown>, each: (key: string, value: unkn
 function flatText(value: unknown): string {
   if (Array.isArray(value)) return arrayText(value);
   if (isPlainObject(value)) return '';
-  return isScalar(value) ? scalarText(value) : cellJson(value, CELL_JSON_DEPTH);
+  return isScalar(value) ? scalarText(value) : cellJson(value, MAX_JSON_DEPTH);
 }
 
 export interface ItemLike {

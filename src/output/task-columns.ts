@@ -18,11 +18,17 @@ function itemsText(task: Task): string {
  * The one way counts are shown: `completed/total`, then `, N failed` — exactly what the service reported,
  * the same in list, watch, wait's lines and the live block. Without counts from the service: the total alone.
  */
-export function countsText(counts: { total: number; completed?: number | undefined; failed?: number | undefined }) {
-  const { total, completed, failed } = counts;
+export function countsText(counts: {
+  total: number;
+  completed?: number | undefined;
+  failed?: number | undefined;
+  unlisted?: number | undefined;
+}) {
+  const { total, completed, failed, unlisted } = counts;
   if (completed === undefined) return formatCount(total);
   const done = `${formatCount(completed)}/${formatCount(total)}`;
-  return failed !== undefined && failed > 0 ? `${done}, ${formatCount(failed)} failed` : done;
+  const withFailed = failed !== undefined && failed > 0 ? `${done}, ${formatCount(failed)} failed` : done;
+  return unlisted !== undefined && unlisted > 0 ? `${withFailed}, ${formatCount(unlisted)} not listed` : withFailed;
 }
 
 /** The widest `countsText` a task of `total` items can show (all of them completed and failed): its room on a line. */

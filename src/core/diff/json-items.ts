@@ -5,6 +5,8 @@
  * is kept as text and parsed when it closes (an item record), unless an `"items": [` opens inside it at its own level
  * (a task): then the text before it is parsed for the task's id and service, and each element of that list is cut
  * out and parsed on its own. Memory holds one item's text, never the document.
+ * An element of either list that is not an object (a string, a number, a literal, a list) is refused where it starts,
+ * naming the line and the element: it is no item, and reading past it would call the side shorter than it is.
  */
 import { InputError } from '../../errors.js';
 import { parseJsonExact } from './exact-json.js';
@@ -18,6 +20,20 @@ interface JsonItemSink {
 }
 
 const ITEMS_KEY = /"items"\s*:\s*$/;
+
+const NOT_AN_ITEM_HINT =
+  'diff compares results files (`taskctl show -o json|ndjson|csv`), whose items are JSON objects with a target; a list of targets to create is not one.';
+
+/** What a value is, from its first character: for the message about an element that is no object. */
+function valueKind(c: number): string | undefined {
+  if (c === 34) return 'a string';
+  if (c === 91) return 'a list';
+  if (c === 116) return 'true';
+  if (c === 102) return 'false';
+  if (c === 110) return 'null';
+  if (c === 45 || (c >= 48 && c <= 57)) return 'a number';
+  return undefined;
+}
 
 export class JsonItemScanner {
   /** Open containers, `{` or `[`. */
@@ -35,6 +51,14 @@ export class JsonItemScanner {
   private item: string[] = [];
   private itemLine = 0;
   private sawValue = false;
+  /**
+   * The depth of the list whose elements are being read bare (between them, outside any element): 1 in a top-level
+   * list, the task's items list inside one, else 0. Anything there but a comma, a `{` or the list's end is refused.
+   */
+  private bareDepth = 0;
+  /** Elements of the top-level list, and items of the current task, opened so far: to name the one refused. */
+  private listElements = 0;
+  private taskItems = 0;
   /** Characters of the candidate or item being collected: refused past MAX_SIDE_LINE (limits.ts). */
   private held = 0;
 
@@ -54,8 +78,10 @@ export class JsonItemScanner {
         else if (c === 34) this.inString = false;
         continue;
       }
-      if (c === 34) this.inString = true;
-      else if (c === 123 || c === 91) {
+      if (c === 34) {
+        if (this.stack.length <= this.bareDepth) throw this.bare(c);
+        this.inString = true;
+      } else if (c === 123 || c === 91) {
         this.keep(text.slice(from, i));
         from = i + 1;
         this.open(c === 123 ? '{' : '[');
@@ -63,7 +89,8 @@ export class JsonItemScanner {
         this.keep(text.slice(from, i + 1));
         from = i + 1;
         this.close();
-      } else if (c > 32 && this.stack.length === 0) throw this.invalid('a JSON array or object');
+      } else if (c > 32 && this.stack.length <= this.bareDepth && (c !== 44 || this.stack.length === 0))
+        throw this.bare(c);
     }
     this.keep(text.slice(from));
   }
@@ -95,6 +122,7 @@ export class JsonItemScanner {
   }
 
   private open(bracket: string): void {
+    if (bracket === '[' && this.bareDepth > 0 && this.stack.length === this.bareDepth) throw this.bare(91);
     this.stack.push(bracket);
     // Nesting outside an item is not a results file's; inside one, the item's own cap bounds it.
     if (this.stack.length > MAX_SIDE_LINE) throw this.invalid('an item, not nesting this deep');
@@ -102,14 +130,17 @@ export class JsonItemScanner {
     const depth = this.stack.length;
     if (this.task !== undefined) {
       if (depth === this.itemsDepth + 1 && this.item.length === 0) {
+        this.taskItems++;
         this.held = 0;
         this.item.push(bracket);
         this.itemLine = this.line;
       } else if (this.item.length > 0) this.item.push(bracket);
       return;
     }
+    if (depth === 1 && bracket === '[') this.bareDepth = 1;
     const isCandidate = bracket === '{' && (depth === 1 || (depth === 2 && this.stack[0] === '['));
     if (isCandidate) {
+      if (depth === 2) this.listElements++;
       this.held = 0;
       this.candidate = ['{'];
       this.candidateDepth = depth;
@@ -120,6 +151,8 @@ export class JsonItemScanner {
     if (bracket === '[' && depth === this.candidateDepth + 1 && ITEMS_KEY.test(this.candidate.join('').slice(-40))) {
       this.task = this.taskHead(this.candidate.join(''));
       this.itemsDepth = depth;
+      this.bareDepth = depth;
+      this.taskItems = 0;
       this.candidate = [];
       return;
     }
@@ -134,14 +167,51 @@ export class JsonItemScanner {
         const item = this.parse(this.item.join(''), this.itemLine);
         this.item = [];
         this.sink.taskItem(item, this.task, this.itemLine);
-      } else if (depth === this.itemsDepth) this.task = undefined;
+      } else if (depth === this.itemsDepth) {
+        this.task = undefined;
+        this.bareDepth = this.stack[0] === '[' ? 1 : 0;
+      }
       return;
     }
+    if (depth === 1) this.bareDepth = 0;
     if (this.candidate.length > 0 && depth === this.candidateDepth) {
       const record = this.parse(this.candidate.join(''), this.candidateLine);
       this.candidate = [];
-      if (!Array.isArray(record.items)) this.sink.record(record, this.candidateLine);
+      if (record.target === undefined && Array.isArray(record.items)) this.spelledTask(record, this.candidateLine);
+      else this.sink.record(record, this.candidateLine);
     }
+  }
+
+  /**
+   * A task whose `items` key the scanner did not see as it streamed (spelled with an escape, `"item\u0073"`): it was
+   * read whole as one candidate, within the item cap, so its items are taken from it as the ndjson side takes them.
+   */
+  private spelledTask(record: Record<string, unknown>, line: number): void {
+    const task = {
+      id: typeof record.id === 'number' ? record.id : null,
+      service: typeof record.service === 'string' ? record.service : null,
+    };
+    (record.items as unknown[]).forEach((item, index) => {
+      if (typeof item !== 'object' || item === null || Array.isArray(item))
+        throw new InputError(
+          `${this.name}:${line}: ${itemOf(index + 1, task.id)} is ${kindOf(item)}, not a JSON object`,
+          NOT_AN_ITEM_HINT,
+        );
+      this.sink.taskItem(item as Record<string, unknown>, task, line);
+    });
+  }
+
+  /** A character outside any element where only a comma or an element's start may be (`c` starts a value, or not). */
+  private bare(c: number): InputError {
+    if (this.stack.length === 0) return this.invalid('a JSON array or object');
+    const kind = valueKind(c);
+    if (kind === undefined)
+      return this.invalid(this.task === undefined ? 'an item (a JSON object)' : 'an item of the task');
+    const what =
+      this.task === undefined
+        ? `element ${this.listElements + 1} of the list is ${kind}, not an item (a JSON object)`
+        : `${itemOf(this.taskItems + 1, this.task.id)} is ${kind}, not a JSON object`;
+    return new InputError(`${this.name}:${this.line}: ${what}`, NOT_AN_ITEM_HINT);
   }
 
   /** The task's fields before its `items` (`{"id": 7, "service": "x", "items": [`): its id and service. */
@@ -179,4 +249,16 @@ export class JsonItemScanner {
       'diff reads the json, ndjson and csv that `taskctl show` writes.',
     );
   }
+}
+
+function itemOf(index: number, task: number | null): string {
+  return `item ${index} of ${task === null ? 'a task' : `task ${task}`}`;
+}
+
+/** What a parsed value that is no object is, in the words of valueKind. */
+export function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return String(value);
+  return typeof value === 'number' || typeof value === 'object' ? 'a number' : 'a string';
 }

@@ -14,7 +14,7 @@ import { isUtf8 } from 'node:buffer';
 import { ChunkDecoder, DecodeFailure, sniffEncoding } from '../../lib/items/decode.js';
 import { LineSplitter } from '../items/lines.js';
 import { parseJsonExact } from './exact-json.js';
-import { JsonItemScanner } from './json-items.js';
+import { JsonItemScanner, kindOf } from './json-items.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
 import { LineKind, scanLine, ScannedLine } from './fast-line.js';
 import { asciiTargetHash, type SortedSide } from './sort.js';
@@ -53,20 +53,29 @@ export class SideItems {
     this.add(fromRecord(record, this.mode, undefined, this.fields));
   }
 
-  /** The items of a task (from the API or a json export). */
-  task(task: Pick<Task, 'id' | 'items'> & { service?: string | null }): void {
+  /** The items of a task (from the API, or a task on one line of an ndjson side: `line`). */
+  task(task: Pick<Task, 'id' | 'items'> & { service?: string | null }, line?: number): void {
     if (typeof task.service === 'string') this.services.add(task.service);
-    for (const item of task.items ?? []) this.taskItem(item, task.id);
+    (task.items ?? []).forEach((item: unknown, index) => this.taskItem(item, task.id, line, index + 1));
   }
 
-  taskItem(item: Record<string, unknown>, task: number | null, line?: number): void {
-    if (typeof item.target !== 'string') {
+  /** An item of a task; `index` (from 1) names one that is no object. */
+  taskItem(item: unknown, task: number | null, line?: number, index?: number): void {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      const of = typeof task === 'number' ? `task ${task}` : 'a task';
+      const which = index === undefined ? `an item of ${of}` : `item ${index} of ${of}`;
+      throw new InputError(
+        `${this.name}${line === undefined ? '' : `:${line}`}: ${which} is ${kindOf(item)}, not a JSON object`,
+        EXPORT_HINT,
+      );
+    }
+    if (typeof (item as Record<string, unknown>).target !== 'string') {
       throw new InputError(
         `${this.name}${line === undefined ? '' : `:${line}`}: an item with no "target" field`,
         EXPORT_HINT,
       );
     }
-    this.add(fromTaskItem(item as unknown as ItemLike, task, this.mode, this.fields));
+    this.add(fromTaskItem(item as ItemLike, task, this.mode, this.fields));
   }
 }
 
@@ -340,7 +349,7 @@ function ndjsonLine(name: string, side: SideItems) {
       const record = value as Record<string, unknown>;
       // A task on one line (`show -o json` of one task, compacted): its items.
       if (record.target === undefined && Array.isArray(record.items)) {
-        side.task(record as unknown as Task);
+        side.task(record as unknown as Task, line);
         return;
       }
       side.record(record, line);

@@ -150,10 +150,26 @@ function recognise(text: string, name: string): FileKind {
     }
     return (record as { type?: unknown }).type === 'job' ? 'journal' : 'ndjson';
   }
+  if (isJsonScalar(first)) return 'ndjson'; // a line that is no object: refused as ndjson, naming the line
   if (first.includes('\t') && !first.includes(','))
     throw new InputError(
       `${name} looks like a tsv export, which has no header to name its columns`,
       'Export with `taskctl show ID -o ndjson` (or -o csv) and compare those files.',
     );
   return 'csv';
+}
+
+/**
+ * A first line that is a JSON number, literal or string is ndjson of values that are no item: read as ndjson, it is
+ * refused as such, not as a csv header with no target column. The one string a csv header may be is `"target"` (a
+ * quoted one-column header).
+ */
+function isJsonScalar(line: string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return false;
+  }
+  return typeof value === 'string' ? value.trim() !== 'target' : typeof value !== 'object' || value === null;
 }

@@ -1,6 +1,6 @@
 /** Item counts of a followed task, by the shared rule of lib/task-state.ts (never a rule of its own). */
 import type { Task } from '../../api/schemas.js';
-import { itemCounts } from '../../lib/task-state.js';
+import { itemCounts, UNLISTED_ITEMS } from '../../lib/task-state.js';
 
 /**
  * The task without `items`, with `completed_items`/`failed_items` set by `itemCounts` when it knows them. Items are
@@ -14,6 +14,7 @@ export function withItemCounts(task: Task): Task {
     ...rest,
     ...(counts.completed === undefined ? {} : { completed_items: counts.completed }),
     ...(counts.failed === undefined ? {} : { failed_items: counts.failed }),
+    ...(counts.unlisted === undefined ? {} : { [UNLISTED_ITEMS]: counts.unlisted }),
   };
 }
 

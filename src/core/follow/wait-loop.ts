@@ -23,6 +23,7 @@ import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
 import { taskColumns } from '../../output/task-columns.js';
 import { neutralise } from '../../lib/sanitize.js';
 import { idsOnly } from '../quiet.js';
@@ -185,7 +186,17 @@ function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowIte
         sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
       );
     else if (!allowItemFailures && taskTone(task) === 'partial') {
-      const failed = counted(itemCounts(task).failed ?? 0, 'failed item');
+      const counts = itemCounts(task);
+      // Items the answer did not list are not seen, not failed: what the service sends is what shows them.
+      if (counts.unlisted !== undefined) {
+        const listed = counts.total - counts.unlisted;
+        const failedToo = counts.failed ? ` with ${counted(counts.failed, 'failed item')},` : ',';
+        ctx.printer.warn(
+          `task ${task.id} completed${failedToo} but lists ${formatCount(listed)} of its ${counted(counts.total, 'item')}: taskctl show ${task.id} -o json`,
+        );
+        continue;
+      }
+      const failed = counted(counts.failed ?? 0, 'failed item');
       ctx.printer.warn(
         ctx.ephemeralSandbox
           ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`

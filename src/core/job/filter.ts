@@ -1,6 +1,6 @@
 /** Which items of a job's tasks `show --job` prints: `--items-status` and `--error`. */
 import type { Task } from '../../api/schemas.js';
-import { isTerminal, itemOutcome, listedTargets } from '../../lib/task-state.js';
+import { isTerminal, itemOutcome, listedTargets, unlistedItemsNote } from '../../lib/task-state.js';
 import type { ItemLike } from '../../output/flatten.js';
 import { MalformedResponseError } from '../../errors.js';
 import { counted } from '../../output/plural.js';
@@ -32,13 +32,9 @@ export const SHOW_JOB_CANNOT = 'show --job cannot export every item of the job';
  */
 export function requireAllItems(task: Task, cannot: string): void {
   if (listedTargets(task) !== undefined) return;
-  const listed = task.items?.length;
   const missing =
-    listed === undefined
-      ? `the service sent no item results for task ${task.id}`
-      : listed < task.total_items
-        ? `task ${task.id} lists ${listed} of its ${counted(task.total_items, 'item')}`
-        : `task ${task.id} lists ${listed} item results for its ${counted(task.total_items, 'item')}`;
+    unlistedItemsNote(task) ??
+    `task ${task.id} lists ${task.items?.length ?? 0} item results for its ${counted(task.total_items, 'item')}`;
   throw new MalformedResponseError(
     `${missing}: ${cannot}`,
     `See what the service sends: taskctl show ${task.id} -o json`,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CELL_JSON_DEPTH,
   collectColumns,
   exportItems,
   exportTaskItems,
@@ -132,11 +131,15 @@ function nested(depth: number): unknown {
 }
 
 describe('bounded depth', () => {
-  it('dots keys FLATTEN_DEPTH levels down, then writes the rest as JSON cut with a marker', () => {
-    const flat = flattenData(nested(FLATTEN_DEPTH + CELL_JSON_DEPTH + 5));
+  it('dots keys FLATTEN_DEPTH levels down, then writes the whole rest as compact JSON in one cell, never cut', () => {
+    // 200 levels: well within the 256 an answer of the service may have (docs/behaviour.md#bounded-answers).
+    const flat = flattenData(nested(200));
     const [key, value] = Object.entries(flat)[0] ?? ['', ''];
     expect(key).toBe(Array.from({ length: FLATTEN_DEPTH }, () => 'n').join('.'));
-    expect(value).toBe(`${'{"n":'.repeat(CELL_JSON_DEPTH)}"…"${'}'.repeat(CELL_JSON_DEPTH)}`);
+    const rest = 200 - FLATTEN_DEPTH;
+    expect(value).toBe(`${'{"n":'.repeat(rest)}"bottom"${'}'.repeat(rest)}`);
+    expect(flattenData([nested(200)]).data).toBe(JSON.stringify([nested(200)]));
+    expect(flattenData({ list: [nested(200)] }).list).toBe(JSON.stringify([nested(200)]));
   });
 
   it('flattens data nested 5,000 and 100,000 deep without overflowing the stack', () => {

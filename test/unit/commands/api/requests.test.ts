@@ -235,6 +235,16 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
     const result = await runTaskctl(['api', '/x'], { api });
     expect(result.code).toBe(5);
   });
+
+  it("a raw read answers as it came: another task's body for /tasks/1, or JSON nested past 256 levels, is exit 0", async () => {
+    const api = mockApi();
+    const other = '{"success":true,"data":{"id":2,"service":"s","status":"completed","total_items":0}}';
+    api.reply('GET', '/tasks/1', 200, other);
+    const deep = `${'['.repeat(1000)}${']'.repeat(1000)}`;
+    api.reply('GET', '/deep', 200, deep);
+    expect(await runTaskctl(['api', '/tasks/1'], { api })).toEqual({ code: 0, stdout: `${other}\n`, stderr: '' });
+    expect(await runTaskctl(['api', '/deep'], { api })).toEqual({ code: 0, stdout: `${deep}\n`, stderr: '' });
+  });
 });
 
 describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been carried out', () => {

@@ -287,6 +287,52 @@ describe('diff of files', () => {
     expect(second.code).toBe(3);
     expect(second.stderr).toContain(`${csv}:1: no "target" column`);
   });
+
+  it('a json list of targets, numbers or nulls is no export: exit 3 naming the file and the line, never "the same"', async () => {
+    const a = file('t1.json', '["a.com","b.com"]\n');
+    const b = file('t2.json', '["c.com"]\n');
+    const result = await runTaskctl(['diff', a, b]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${a}:1: element 1 of the list is a string, not an item (a JSON object)`);
+    for (const text of ['[1,2]', '[null,"x",5,true]']) {
+      const side = file('n.json', `${text}\n`);
+      const again = await runTaskctl(['diff', side, side]);
+      expect(again.code, text).toBe(3);
+      expect(again.stderr, text).toContain(`${side}:1: element 1 of the list is`);
+    }
+  });
+
+  it('an export wrapped in one more list is refused (exit 3), not read as every item removed (15)', async () => {
+    const good = file('good.json', '[{"target":"a.com","status":"completed","available":true}]\n');
+    const wrapped = file('wrapped.json', '[[{"target":"a.com","status":"completed","available":false}]]\n');
+    const result = await runTaskctl(['diff', good, wrapped]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${wrapped}:1: element 1 of the list is a list`);
+  });
+
+  it('an ndjson file of scalars is named as ndjson (a line that is no object), not as a csv without a header', async () => {
+    const junk = file('junk.ndjson', '1\n"x"\nnull\n');
+    const result = await runTaskctl(['diff', junk, junk]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`${junk}:1: expected a JSON object`);
+    expect(result.stderr).not.toContain('csv header');
+    const strings = file('s.ndjson', '"a.com"\n"b.com"\n');
+    const second = await runTaskctl(['diff', strings, strings]);
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`${strings}:1: expected a JSON object`);
+  });
+
+  it('a task on an ndjson line whose items hold a null or a string: exit 3 naming the line, never a crash', async () => {
+    const side = file(
+      't.ndjson',
+      '{"id":7,"items":[{"target":"a.com"}]}\n{"id":8,"items":[{"target":"b.com"},null]}\n',
+    );
+    const result = await runTaskctl(['diff', side, side]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain(`${side}:2: item 2 of task 8 is null, not a JSON object`);
+  });
 });
 
 describe('diff of a journal', () => {

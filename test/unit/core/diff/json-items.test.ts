@@ -54,4 +54,59 @@ describe('JsonItemScanner', () => {
     expect(() => scan('[{"target": "a"')).toThrow(/^x\.json:1: /);
     expect(() => scan('[\n{"target": "a", }]')).toThrow('x.json:2: invalid JSON');
   });
+
+  it.each([
+    ['a string', '["a.com", "b.com"]', 'x.json:1: element 1 of the list is a string, not an item (a JSON object)'],
+    ['a number', '[\n  {"target": "a"},\n  -2\n]', 'x.json:3: element 2 of the list is a number, not an item'],
+    ['null', '[null]', 'x.json:1: element 1 of the list is null, not an item'],
+    ['true', '[{"target": "a"}, true]', 'x.json:1: element 2 of the list is true, not an item'],
+    ['a list (an export wrapped once more)', '[[{"target": "a"}]]', 'x.json:1: element 1 of the list is a list'],
+    [
+      "a string among a task's items",
+      '{"id": 7, "items": [{"target": "a"}, "b"]}',
+      'x.json:1: item 2 of task 7 is a string',
+    ],
+    [
+      "a list among a task's items",
+      '{"id": 7, "items": [\n[{"target": "a"}]]}',
+      'x.json:2: item 1 of task 7 is a list',
+    ],
+    [
+      'a number among the items of a task in a list',
+      '[{"id": 7, "items": []}, {"id": 8, "items": [3]}]',
+      'x.json:1: item 1 of task 8 is a number',
+    ],
+  ])(
+    'an element that is not an object (%s) is exit 3 naming the file, the line and the element, at any chunk size',
+    (_, text, message) => {
+      for (const size of [1, 3, text.length]) {
+        let error: unknown;
+        try {
+          scan(text, size);
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error).toBeInstanceOf(InputError);
+        expect((error as Error).message).toContain(message);
+      }
+    },
+  );
+
+  it('a document that is a lone string, number or literal is not an export', () => {
+    for (const text of ['"a.com"', '42', 'null'])
+      expect(() => scan(text)).toThrow(/^x\.json:1: expected a JSON array or object/);
+  });
+
+  it('an empty list, and a task with no items, are read as no items (an export of nothing)', () => {
+    expect(scan('[]')).toEqual([]);
+    expect(scan('{"id": 7, "items": []}')).toEqual([]);
+  });
+
+  it('a task whose "items" key is spelled with an escape: its items all the same, and one that is no object refused', () => {
+    const text = '{"id": 7, "service": "s", "item\\u0073": [{"target": "a"}]}';
+    expect(scan(text)).toEqual([['item', { target: 'a' }, { id: 7, service: 's' }, 1]]);
+    expect(() => scan('{"id": 7, "item\\u0073": [{"target": "a"}, 5]}')).toThrow(
+      'x.json:1: item 2 of task 7 is a number, not a JSON object',
+    );
+  });
 });
