@@ -15,7 +15,7 @@ import { TaskSchema } from '../../src/api/schemas.js';
 import { toWebhookEvent } from '../../src/api/task-event.js';
 import { sendSimulatedEvent } from '../../src/webhook/simulate.js';
 import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
-import { FakeClock } from '../clock.js';
+import { FakeClock, T0 } from '../clock.js';
 import { receivedWhen, admin, call, start, startReceiver } from './sandbox-calls.js';
 import {
   contract,
@@ -325,7 +325,8 @@ describe("taskctl's own webhook events against docs/openapi.json", () => {
   it('sends, with webhook simulate, every event toWebhookEvent builds (watch -o ndjson, catch-up) as the document says', async () => {
     const receiver = await startReceiver();
     const example = contract.components.examples.TaskResponse.value.data;
-    const now = Date.parse('2025-01-15T09:31:00.000Z');
+    // 2025-01-15T09:31:00Z: a minute after the document's example task was created.
+    const now = T0 - (2 * 60 + 29) * 60_000;
     const tasks: Json[] = [
       { ...example, status: 'processing', completed_at: null, items: undefined },
       { ...example, status: 'running', completed_at: null, started_at: '2025-01-15T09:30:01Z', completed_items: 1 },
