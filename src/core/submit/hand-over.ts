@@ -37,6 +37,16 @@ import type { JobStore } from '../../store/job-files.js';
 import { chunkItems, jobRecord, JobFold, type Cover, type Job, type JobState } from './journal-records.js';
 
 /**
+ * Job `id` as a hint printed in this state directory names it for `taskctl resume`: its id while this state directory
+ * knows it (`locate`), else its journal where `find` reaches it, under another state directory sharing the cache
+ * directory (`resume ID` resolves only this state directory's jobs; `resume FILE` runs that journal, locked beside
+ * itself, from here). So the hint, run where it was printed, runs.
+ */
+export function resumeName(store: JobStore, id: string): string {
+  return store.locate(id) === undefined ? (store.find(id) ?? id) : id;
+}
+
+/**
  * `handed`: the chunk is the re-run's now; `whole`: so is the whole job (the re-run is that job again: it is superseded);
  * `held`: a live run holds that job (wait for it); `void`: nothing to hand.
  */

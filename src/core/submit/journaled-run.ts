@@ -68,7 +68,7 @@ import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js'
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { coveringTasks, coverStands, standingTakeover } from './hand-over.js';
+import { coveringTasks, coverStands, resumeName, standingTakeover } from './hand-over.js';
 import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
 
@@ -1251,7 +1251,8 @@ function fromCoveringJobs(
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
     const { unrecorded: _mine, gone: _gone, ...spent } = self; // that job's resume carries none of this one's choices
-    const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: job, refused })}; then: ${resumeCommand(self)}`;
+    // A job of another state directory is named by its journal there: `resume ID` here would not find it.
+    const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: resumeName(store, job), refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running

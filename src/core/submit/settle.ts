@@ -310,7 +310,7 @@ async function settleCovered(
   cover: Cover,
 ): Promise<boolean> {
   const { journal } = doubt;
-  const [{ coveringChunk }, { jobStore }, { holderWords }] = await Promise.all([
+  const [{ coveringChunk, resumeName }, { jobStore }, { holderWords }] = await Promise.all([
     import('./hand-over.js'),
     import('../job/registry.js'),
     import('../../store/lock-file.js'),
@@ -340,7 +340,7 @@ async function settleCovered(
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
         : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
       runner === undefined
-        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: cover.job, refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
+        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: resumeName(jobStore(ctx.env), cover.job), refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
         : `When it ends: ${resumeCommand(self)}`,
     );
   }

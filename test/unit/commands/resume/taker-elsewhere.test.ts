@@ -3,11 +3,14 @@
  * step with its own TASKCTL_STATE_DIR) that shares this user's cache directory, so its ledger: the re-run finds the
  * stopped job's journal where that job was run (the cache directory's record of it, store/job-places.ts), hands the
  * chunk over there, and the stopped job's `resume` (the hint `taskctl jobs` gives) reads the re-run's journal where it
- * is: it pays for nothing the re-run bought (docs/behaviour.md#the-ledger).
+ * is: it pays for nothing the re-run bought; while that re-run has not finished, its `Settle that job first` hint names
+ * the re-run by its journal there (`resume ID` knows only this state directory's jobs), so that it runs verbatim here
+ * (docs/behaviour.md#the-ledger).
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runTaskctl } from '../run-in-process.js';
+import { keepJournalLines } from '../journal-lines.js';
 import { startedBefore, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['tk-a.com', 'tk-b.com', 'tk-c.com', 'tk-d.com', 'tk-e.com', 'tk-f.com'];
@@ -46,4 +49,62 @@ it("the stopped job's resume pays for nothing a re-run under another state direc
   expect(resumed.stderr).toContain(`job ${stopped} was taken over by job ${rerun}`);
   expect(await world.posts()).toBe(posts);
   await paidOnce();
+});
+
+it("a re-run of more items there, killed with a chunk of the job's in doubt: the hint, followed verbatim here, pays once", async () => {
+  const stopped = await stoppedByCtrlC(world, CREATE, dir, 'reset-before');
+  startedBefore(dir, stopped, 2 * 3_600_000);
+  // The same items and one more, in another state directory: it takes chunk 1 over and creates every chunk.
+  const again = await run([...CREATE, 'tk-g.com', '--reuse-window', '1h'], 'state2');
+  expect(again.code, again.stderr).toBe(0);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  // As if it was killed with its chunk 2 (the stopped job's chunk 2) in flight.
+  keepJournalLines(
+    join(dir, 'state2', 'jobs', `${rerun}.jsonl`),
+    (record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 2),
+  );
+  const posts = await world.posts();
+  const refused = await run(['resume', stopped, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).toContain(`job ${rerun}, which took over items of this job, has not finished`);
+  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
+  // Named by its journal there: `taskctl resume ID` resolves only this state directory's jobs.
+  expect(hint?.[1]).toBe(`resume ${join(dir, 'state2', 'jobs', `${rerun}.jsonl`)} --yes`);
+  // Followed as printed, in the shell (the state directory) that printed them.
+  for (const command of hint?.slice(1) ?? []) {
+    const result = await run(command.split(' '));
+    expect(result.code, `${command}: ${result.stderr}`).toBe(0);
+  }
+  expect(await world.posts()).toBe(posts);
+  await paidOnce();
+  expect((await world.itemCounts()).get('tk-g.com')).toBe(1);
+  const jobs = await run(['jobs', '-o', 'json']);
+  const rows = JSON.parse(jobs.stdout) as Array<{ id: string; state: string }>;
+  expect(rows.find((row) => row.id === stopped)?.state).toBe('finished');
+});
+
+it('that re-run killed with its own POST out before the stopped job took its task: settle-first names its journal; followed here, pays once', async () => {
+  const stopped = await stoppedByCtrlC(world, CREATE, dir, 'reset-before');
+  startedBefore(dir, stopped, 2 * 3_600_000);
+  const again = await run([...CREATE, 'tk-g.com', '--reuse-window', '1h'], 'state2');
+  expect(again.code, again.stderr).toBe(0);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  const theirs = join(dir, 'state2', 'jobs', `${rerun}.jsonl`);
+  keepJournalLines(join(dir, 'state', 'jobs', `${stopped}.jsonl`), (r) => r.type !== 'reconciled' && r.type !== 'done');
+  keepJournalLines(theirs, (record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 1));
+  const posts = await world.posts();
+  const refused = await run(['resume', stopped, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).toContain(`its items were taken over by job ${rerun} (its chunk 1), which has no task`);
+  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
+  expect(hint?.slice(1), refused.stderr).toEqual([`resume ${theirs} --yes`, `resume ${stopped} --yes`]);
+  for (const command of hint?.slice(1) ?? []) {
+    const result = await run(command.split(' '));
+    expect(result.code, `${command}: ${result.stderr}`).toBe(0);
+  }
+  expect(await world.posts()).toBe(posts);
+  await paidOnce();
+  // Where the re-run was run, it is finished too.
+  const rows = JSON.parse((await run(['jobs', '-o', 'json'], 'state2')).stdout) as Array<{ id: string; state: string }>;
+  expect(rows.find((row) => row.id === rerun)?.state).toBe('finished');
 });
