@@ -6,9 +6,9 @@
  */
 
 /** The width of a terminal that does not say its own (commander's default too). */
-export const DEFAULT_COLUMNS = 80;
+const DEFAULT_COLUMNS = 80;
 /** The height of a terminal that does not say its own. */
-export const DEFAULT_ROWS = 24;
+const DEFAULT_ROWS = 24;
 
 /** The columns a terminal reports, or undefined when it reports none (0 or missing). */
 export function knownColumns(columns: number | undefined): number | undefined {

@@ -43,7 +43,7 @@ export interface OutageState {
 }
 
 /** The plain stderr line of a failed round: what failed, since when, and when the follow gives up. */
-export function outageLine(state: OutageState, now: number): string {
+function outageLine(state: OutageState, now: number): string {
   const since = state.answered
     ? `no good answer for ${seconds(now - state.lastGoodAt)}`
     : `no good answer yet (${seconds(now - state.lastGoodAt)})`;
@@ -51,7 +51,7 @@ export function outageLine(state: OutageState, now: number): string {
 }
 
 /** The plain stderr line when the service answers again after failed rounds. */
-export function recoveredLine(state: OutageState, now: number): string {
+function recoveredLine(state: OutageState, now: number): string {
   return `the service answers again (after ${seconds(now - state.lastGoodAt)} without a good answer)`;
 }
 
