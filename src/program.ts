@@ -9,13 +9,14 @@ import { registerCommands } from './commands/index.js';
 import { EXIT_CODES, examples, wrapHelp, type RunAction } from './commands/help-text.js';
 import { duration, profileName } from './commands/parsers.js';
 import { formatDuration } from './lib/duration.js';
+import { terminalColumns } from './output/terminal-size.js';
 import { fitToStream } from './output/width.js';
 
 /** `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). */
 export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): Command {
-  // 80 is commander's own default when the stream is not a terminal.
-  const outWidth = () => (io.stdout.isTTY ? (io.stdout.columns ?? 80) : 80);
-  const errWidth = () => (io.stderr.isTTY ? (io.stderr.columns ?? 80) : 80);
+  // 80 is commander's own default when the stream is not a terminal, and the rule's for one that reports no width.
+  const outWidth = () => (io.stdout.isTTY ? terminalColumns(io.stdout.columns) : 80);
+  const errWidth = () => (io.stderr.isTTY ? terminalColumns(io.stderr.columns) : 80);
   const program = new Command('taskctl');
   program
     .description(

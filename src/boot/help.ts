@@ -6,6 +6,8 @@
  * text has nothing to wrap. Anything else (other flags, an unknown command, a narrow terminal) goes to commander.
  */
 
+import { terminalColumns } from '../output/terminal-size.js';
+
 /** dist/help.json. */
 export interface HelpTexts {
   /** The width the texts were rendered for. */
@@ -31,7 +33,7 @@ export function cachedHelp(
   const path = helpCommandPath(args);
   const entry = path === undefined ? undefined : Object.hasOwn(texts.commands, path) ? texts.commands[path] : undefined;
   if (!entry) return undefined;
-  const width = stdout.isTTY ? (stdout.columns ?? texts.width) : texts.width;
+  const width = stdout.isTTY ? terminalColumns(stdout.columns, texts.width) : texts.width;
   if (width === texts.width || (width > texts.width && entry.wide)) return entry.text;
   return undefined;
 }

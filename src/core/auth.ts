@@ -81,6 +81,9 @@ export async function runLogin(
         'the service rejected this API key; nothing was saved',
         'Check the key in the dashboard (a regenerated key invalidates the old one).',
       );
+    // Any other failure of the check (a host not reached, a 5xx, the rate limit): its own words, code and hint, and
+    // that nothing was saved, as every other way a login ends without saving says. Its class kept (main.ts reads it).
+    if (error instanceof CliError && !(error instanceof InterruptedError)) error.message += '; nothing was saved';
     throw error;
   }
   const { normaliseBaseUrl } = await import('../api/base-url.js');

@@ -5,7 +5,8 @@
  * client's rate limiter.
  */
 import type { Task } from '../api/schemas.js';
-import type { Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
+import type { GlobalOptions, Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
+import { shellWord } from '../lib/shell-word.js';
 import { PageWalkGuard } from '../lib/page-guard.js';
 import { disagreeingCountsWarner, statusFilter } from '../lib/task-state.js';
 import { InterruptedError, UsageError } from '../errors.js';
@@ -151,7 +152,8 @@ export async function runList(
   } catch (error) {
     // No `[]` for a command that failed, and an array cut short stays unterminated.
     await out.abort();
-    if (ctx.signal.aborted && plan.walk && end.done >= end.first) throw interruptedWalk(plan, end);
+    if (ctx.signal.aborted && plan.walk && end.done >= end.first)
+      throw interruptedWalk(plan, end, goOnCommand(options, ctx.globals, plan, end));
     throw error;
   }
   // A page past the end says how many there are, instead of a bare "No results.".
@@ -170,8 +172,33 @@ function progressText(plan: ListPlan, end: WalkEnd): string {
   return plan.search ? `searching tasks: ${pages}, ${formatCount(end.printed)} found` : `reading tasks: ${pages}`;
 }
 
-/** Ctrl-C during a walk: how far it got, and the `--page` that goes on from there (the same command otherwise). */
-function interruptedWalk(plan: ListPlan, end: WalkEnd): InterruptedError {
+/**
+ * The command that goes on from where an interrupted walk stopped: the user's own `list` again, its filters, paging and
+ * output flags, from the page after the last one read. A window is given as its instants (`--since 1h` typed an hour
+ * ago is another window now), a `--limit` as what is left of it. The flags that chose the account are added to it as to
+ * every hint (output/hint-globals.ts).
+ */
+function goOnCommand(options: ListOptions, globals: GlobalOptions, plan: ListPlan, end: WalkEnd): string {
+  const words = ['taskctl', 'list'];
+  const flag = (name: string, value?: string) => words.push(name, ...(value === undefined ? [] : [shellWord(value)]));
+  if (options.all) flag('--all');
+  if (options.status?.length) flag('--status', options.status.join(','));
+  if (options.service?.length) flag('--service', options.service.join(','));
+  if (plan.window.from !== undefined) flag('--since', new Date(plan.window.from).toISOString());
+  if (plan.window.to !== undefined) flag('--until', new Date(plan.window.to).toISOString());
+  if (options.limit !== undefined) flag('--limit', String(Math.max(1, options.limit - end.printed)));
+  flag('--page', String(end.done + 1));
+  if (options.perPage !== undefined) flag('--per-page', String(options.perPage));
+  if (options.columns?.length) flag('--columns', options.columns.join(','));
+  if (options.wide === true) flag('--wide');
+  if (globals.output !== undefined) flag('-o', globals.output);
+  if (globals.json === true) flag('--json');
+  if (globals.quiet === true) flag('-q');
+  return words.join(' ');
+}
+
+/** Ctrl-C during a walk: how far it got, and the command that goes on from there. */
+function interruptedWalk(plan: ListPlan, end: WalkEnd, goOn: string): InterruptedError {
   const pages =
     end.done === end.first
       ? `page ${formatCount(end.done)}`
@@ -181,7 +208,7 @@ function interruptedWalk(plan: ListPlan, end: WalkEnd): InterruptedError {
     : `read, ${counted(end.printed, 'task')} listed`;
   return new InterruptedError(
     `interrupted: ${pages} of ${formatCount(end.totalPages)} ${what}`,
-    `Go on from there with --page ${end.done + 1}.`,
+    `Go on from there: ${goOn}`,
   );
 }
 

@@ -259,7 +259,7 @@ export async function runWatch(
     ...listingWarnings(printer),
     onOutage: (state) => {
       const now = ctx.clock.now();
-      printer.warn(state.ongoing ? outage.outageLine(state, now) : outage.recoveredLine(state, now));
+      printer.warn(outage.outageWarning(state, now));
     },
   });
   scan?.end();

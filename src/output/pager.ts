@@ -6,11 +6,16 @@
 import { spawn } from 'node:child_process';
 import type { Env, IO } from './io.js';
 import type { Printer } from './printer.js';
+import { knownColumns, knownRows, terminalColumns } from './terminal-size.js';
 
 /** Shows `text` in the pager; resolves false (nothing shown) when no pager could be started. */
 export type Pager = (text: string) => Promise<boolean>;
 
-/** Whether `text` needs a pager on a screen `rows` high (one line is left for the prompt). */
+/**
+ * Whether `text` needs a pager on a screen `rows` high (one line is left for the prompt). A terminal that reports no
+ * height (output/terminal-size.ts `knownRows`) gets none: a pager waiting for keys on a CI or `docker run -t` pty
+ * would hold the run.
+ */
 export function needsPager(text: string, rows: number | undefined): boolean {
   if (rows === undefined || rows <= 0) return false;
   let lines = 0;
@@ -66,12 +71,15 @@ export async function printPaged(
     return;
   }
   const { createMemoryStream } = await import('./memory-io.js');
-  const collected = createMemoryStream(true, stdout.columns);
-  const notes = createMemoryStream(stderr.isTTY === true, stderr.columns ?? stdout.columns);
+  const collected = createMemoryStream(true, terminalColumns(stdout.columns));
+  const notes = createMemoryStream(
+    stderr.isTTY === true,
+    knownColumns(stderr.columns) ?? terminalColumns(stdout.columns),
+  );
   await render(printer.to(collected, notes));
   const text = collected.text();
   const said = notes.text();
-  if (needsPager(said + text, stdout.rows) && (await pager(said + text))) return;
+  if (needsPager(said + text, knownRows(stdout.rows)) && (await pager(said + text))) return;
   if (said !== '') stderr.write(said);
   if (text !== '') stdout.write(text);
 }

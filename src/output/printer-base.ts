@@ -13,6 +13,7 @@ import { formatCount } from './numbers.js';
 import { neutralise, neutraliseMultiline } from '../lib/sanitize.js';
 import { parseTimestamp } from '../lib/timestamp.js';
 import { relativeTime } from './times.js';
+import { terminalColumns } from './terminal-size.js';
 
 export interface PrinterBase {
   readonly options: PrinterOptions;
@@ -74,8 +75,8 @@ export function printerBase(options: PrinterOptions): PrinterBase {
  */
 function terminalWidthOf(stream: IO['stdout']): number | undefined {
   if (stream.isTTY !== true) return undefined;
-  const columns = stream.columns ?? 0; // read once: a resize in between would give two widths
-  return columns > 0 ? Math.max(10, columns - 1) : undefined;
+  // Read once: a resize in between would give two widths. A terminal that reports no width is laid out for 80.
+  return Math.max(10, terminalColumns(stream.columns) - 1);
 }
 
 /** One line of text, redacted and neutralised. */

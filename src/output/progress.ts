@@ -10,6 +10,7 @@ import { isJsonFormat, type OutputFormat } from './format.js';
 import { canRedraw, colorEnabled, isCI, type Env, type IO, type JobControl, type OutputStream } from './io.js';
 import type { Redactor } from '../lib/redact.js';
 import { neutralise } from '../lib/sanitize.js';
+import { terminalColumns, terminalRows } from './terminal-size.js';
 import { isoSeconds } from './times.js';
 import { cutToWidth, liveLineBudget, textWidth } from './width.js';
 
@@ -163,7 +164,7 @@ class LiveProgress implements Progress {
 
   refresh(): void {
     if (!this.frame || this.stopped || this.suspended) return;
-    const rows = this.stream.rows ?? 24;
+    const rows = terminalRows(this.stream.rows);
     const maxLines = Math.max(1, rows - 1);
     const width = this.lineWidth();
     const lines = this.frame(SPINNER[this.tick % SPINNER.length] ?? '-', maxLines)
@@ -196,8 +197,8 @@ class LiveProgress implements Progress {
    * where it is, as lines, and the next one is drawn below it.
    */
   private height(): number {
-    const columns = this.stream.columns ?? 0;
-    if (columns > 0 && this.drawn.some((width) => width > columns)) {
+    const columns = terminalColumns(this.stream.columns);
+    if (this.drawn.some((width) => width > columns)) {
       this.stream.write('\n');
       this.drawn = [];
     }

@@ -5,6 +5,7 @@
  * output/progress.ts's live block, not a spinner.
  */
 import type { OutputStream } from './io.js';
+import { terminalColumns, terminalRows } from './terminal-size.js';
 import { liveLineBudget, truncateText } from './width.js';
 
 /** Columns ora puts before the text: the glyph and a space. */
@@ -43,6 +44,45 @@ function isRealTerminal(stream: OutputStream): boolean {
   return stream.isTTY === true && typeof (stream as { cursorTo?: unknown }).cursorTo === 'function';
 }
 
+/** What ora calls on its stream: the writes and cursor moves of a tty.WriteStream, and its drain. */
+interface TtyStream {
+  write: (...args: unknown[]) => boolean;
+  cursorTo: (...args: unknown[]) => boolean;
+  moveCursor: (...args: unknown[]) => boolean;
+  clearLine: (...args: unknown[]) => boolean;
+  once: (event: string, listener: () => void) => unknown;
+  removeListener: (event: string, listener: () => void) => unknown;
+  columns?: number;
+  rows?: number;
+}
+
+/**
+ * The terminal as ora is given it: every call passed on, but its size that of the one rule (output/terminal-size.ts).
+ * ora reads `columns` as is and divides by it to count the lines it clears: a terminal reporting 0 columns (a pty whose
+ * size was never set) made that Infinity, and its clear a loop that blocked the process (Ctrl-C unheard). A view of its
+ * own, not the stream itself: ora replaces the `write` of the streams it draws on while it spins and puts each back,
+ * so the real stream keeps exactly the one ora also hooks as process.stderr.
+ */
+function sizedView(stream: OutputStream): NodeJS.WritableStream {
+  const tty = stream as unknown as TtyStream;
+  const view = {
+    isTTY: true,
+    get columns() {
+      return terminalColumns(tty.columns);
+    },
+    get rows() {
+      return terminalRows(tty.rows);
+    },
+    write: (...args: unknown[]) => tty.write(...args),
+    cursorTo: (...args: unknown[]) => tty.cursorTo(...args),
+    moveCursor: (...args: unknown[]) => tty.moveCursor(...args),
+    clearLine: (...args: unknown[]) => tty.clearLine(...args),
+    once: (event: string, listener: () => void) => (tty.once(event, listener), view),
+    removeListener: (event: string, listener: () => void) => (tty.removeListener(event, listener), view),
+  };
+  return view as unknown as NodeJS.WritableStream;
+}
+
 /** A spinner that appears after SPINNER_DELAY_MS with `text`, or a no-op one when not enabled. */
 export function startSpinner(options: SpinnerOptions, text: string): Spinner {
   if (!options.enabled || !isRealTerminal(options.stream))
@@ -55,7 +95,7 @@ export function startSpinner(options: SpinnerOptions, text: string): Spinner {
       if (stopped) return;
       ora = create({
         text: fitted(current, options.stream),
-        stream: options.stream as NodeJS.WritableStream,
+        stream: sizedView(options.stream),
         discardStdin: false,
         hideCursor: false,
         isEnabled: true,

@@ -4,16 +4,16 @@
  */
 import stringWidth from 'string-width';
 import { COMMANDS, commandLength } from './hint-globals.js';
+import { terminalColumns } from './terminal-size.js';
 
 const ELLIPSIS = '…';
 
 /**
- * The columns a line may use on a terminal `columns` wide: one less, so that no line ever touches the last column
+ * The columns a line may use on a terminal `columns` wide (80 when it reports none: output/terminal-size.ts): one less, so that no line ever touches the last column
  * (a line exactly as wide leaves the cursor in the pending-wrap state, and some terminals wrap it).
  */
-export function lineBudget(columns: number | undefined, fallback = 80): number {
-  const width = columns !== undefined && columns > 0 ? columns : fallback;
-  return Math.max(10, width - 1);
+export function lineBudget(columns: number | undefined): number {
+  return Math.max(10, terminalColumns(columns) - 1);
 }
 
 /** Cells the terminal itself writes after a live line when Ctrl-C is typed: its `^C` echo. */

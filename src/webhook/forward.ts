@@ -74,12 +74,21 @@ export function postFailure(error: unknown, timeoutMs: number): { reason: string
   if (error instanceof Error && error.name === 'TimeoutError') {
     return { reason: `no answer within ${formatDuration(timeoutMs)}`, unreached: false };
   }
+  if (isBlockedPort(error)) {
+    // fetch's list of blocked ports (as browsers have): refused before any connection.
+    return { reason: 'a port that fetch refuses to connect to (a port of another protocol)', unreached: false };
+  }
   const words = systemErrorWords(error);
   const unknown = words === systemErrorWords(undefined);
   return {
     reason: unknown ? 'the request could not be sent' : words,
     unreached: unknown || UNREACHED.has(errorCode(error) ?? ''),
   };
+}
+
+/** fetch refused the URL's port before connecting: one of its blocked ports (1, 25, 6000, ...), as browsers have. */
+export function isBlockedPort(error: unknown): boolean {
+  return error instanceof Error && error.cause instanceof Error && error.cause.message === 'bad port';
 }
 
 /** Failures where the app was never reached: the next step is to start it, or fix --forward. */

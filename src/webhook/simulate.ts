@@ -5,7 +5,7 @@ import type { WebhookEvent } from '../api/schemas.js';
 import { errorCode } from '../api/request.js';
 import { UnavailableError } from '../errors.js';
 import { createRedactor } from '../lib/redact.js';
-import { postFailure } from './forward.js';
+import { isBlockedPort, postFailure } from './forward.js';
 import { SIMULATED_HEADER, webhookHeaders } from './signature.js';
 import { checkTargetUrl } from './target-url.js';
 
@@ -69,6 +69,15 @@ export async function sendSimulatedEvent(options: SimulateOptions): Promise<Simu
       throw new UnavailableError(
         redact(`could not deliver the event: nothing is listening at ${target}`),
         'Start `taskctl webhook listen` first, or pass --to with the URL your receiver listens at.',
+      );
+    }
+    if (isBlockedPort(error)) {
+      const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port;
+      throw new UnavailableError(
+        redact(
+          `could not deliver the event to ${target}: port ${port} is one that fetch refuses to connect to (a port of another protocol)`,
+        ),
+        'Pass --to with a URL on another port (your receiver listening there).',
       );
     }
     throw new UnavailableError(

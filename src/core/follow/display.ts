@@ -21,6 +21,7 @@ import { isTerminal, taskPhase, taskSucceeded, taskTone } from '../../lib/task-s
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import type { TaskChange } from './follow.js';
+import { seconds } from './outage.js';
 
 /** A CI log shows life at least this often. */
 const HEARTBEAT_MS = 60_000;
@@ -151,7 +152,7 @@ export class FollowDisplay {
   }
 
   private silence(now: number): string {
-    const since = formatDuration(now - this.lastAnswerAt);
+    const since = seconds(now - this.lastAnswerAt);
     return this.answered ? `polling, last answer ${since} ago` : `no good answer yet (${since}), still polling`;
   }
 

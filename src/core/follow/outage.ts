@@ -12,8 +12,11 @@ import { formatCount } from '../../output/numbers.js';
 /** How long wait/watch go on without a good answer before giving up with 8 (or 7): `--outage-tolerance`. */
 export const DEFAULT_OUTAGE_TOLERANCE_MS = 2 * 60_000;
 
-/** Whole seconds (the follow starts a few ms after the command's clock): `1s`, not `988ms`. */
-function seconds(ms: number): string {
+/**
+ * Whole seconds (the follow starts a few ms after the command's clock): `1s`, not `988ms` or `3.6s`; every time an
+ * outage is said in (these lines, the live block's, core/follow/display.ts).
+ */
+export function seconds(ms: number): string {
   return formatDuration(ms < 500 ? ms : Math.round(ms / 1000) * 1000);
 }
 
@@ -40,7 +43,7 @@ export interface OutageState {
 }
 
 /** The plain stderr line of a failed round: what failed, since when, and when the follow gives up. */
-export function outageLine(state: OutageState, now: number): string {
+function outageLine(state: OutageState, now: number): string {
   const since = state.answered
     ? `no good answer for ${seconds(now - state.lastGoodAt)}`
     : `no good answer yet (${seconds(now - state.lastGoodAt)})`;
@@ -48,8 +51,13 @@ export function outageLine(state: OutageState, now: number): string {
 }
 
 /** The plain stderr line when the service answers again after failed rounds. */
-export function recoveredLine(state: OutageState, now: number): string {
+function recoveredLine(state: OutageState, now: number): string {
   return `the service answers again (after ${seconds(now - state.lastGoodAt)} without a good answer)`;
+}
+
+/** What `wait` and `watch` say on stderr of an outage's round that polls again, or of the service answering again. */
+export function outageWarning(state: OutageState, now: number): string {
+  return state.ongoing ? outageLine(state, now) : recoveredLine(state, now);
 }
 
 /** `task 7 processing (3/10 items)`, `task 8 not seen`: the last known state of each followed task, in order. */

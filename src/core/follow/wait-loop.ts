@@ -349,10 +349,11 @@ export async function waitForTasks(
       seen.set(change.task.id, change.task);
       display.poll(change);
     },
-    onTransientError: (error) => {
-      // On a terminal the live block says it in place; a log gets a line with the time since the last answer.
-      const line = display.unanswered(error.message);
-      if (progress.mode !== 'live') warn(line);
+    // On a terminal the live block says it in place; a log gets watch's lines (core/follow/outage.ts, the one wording):
+    // each failed round that polls again, and the service answering again; the round that gives up, only the error.
+    onTransientError: (error) => display.unanswered(error.message),
+    onOutage: (state) => {
+      if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
     onRateLimitHold: (untilMs) => {

@@ -127,6 +127,23 @@ describe('live progress (a terminal)', () => {
     ).toEqual([`line 0 ${'x'.repeat(9)}…`, `line 1 ${'x'.repeat(9)}…`, `line 2 ${'x'.repeat(9)}…`]);
   });
 
+  it('on a terminal that reports no size (0 columns, 0 rows: a pty never sized), is drawn for 80×24', () => {
+    const stderr = ttyStream(0, 0);
+    open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+    let max = 0;
+    open.live((_spin, maxLines) => {
+      max = maxLines;
+      return Array.from({ length: 30 }, (_, i) => `line ${i} ${'x'.repeat(100)}`);
+    });
+    expect(max).toBe(23);
+    const lines = stderr
+      .text()
+      .replace(/\x1b\[\d*[GK]/g, '')
+      .split('\n');
+    expect(lines).toHaveLength(23);
+    expect(lines[0]).toBe(`line 0 ${'x'.repeat(69)}…`); // 77 columns: 80 less the last and the ^C echo's two
+  });
+
   it('ticks: the frame is asked again on a timer (spinner, elapsed time), and no more once stopped', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {

@@ -101,6 +101,18 @@ describe('sendSimulatedEvent', () => {
     expect((error as Error).message).toBe(`could not deliver the event: nothing is listening at ${url}`);
   });
 
+  it('a port fetch refuses (1, 25, 6000, ...): says why, and names --to', async () => {
+    // Nothing is sent: fetch refuses the port before connecting (its list of blocked ports, as browsers have).
+    const error = await sendSimulatedEvent({ event, to: 'http://127.0.0.1:1/', apiKey: KEY }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect((error as Error).message).toBe(
+      'could not deliver the event to http://127.0.0.1:1/: port 1 is one that fetch refuses to connect to (a port of another protocol)',
+    );
+    expect((error as UnavailableError).hint).toBe(
+      'Pass --to with a URL on another port (your receiver listening there).',
+    );
+  });
+
   it('gives up after timeoutMs', async () => {
     const server = createServer(() => undefined); // never answers
     servers.push(server);

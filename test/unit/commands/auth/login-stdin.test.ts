@@ -41,3 +41,25 @@ it.each([
   expect(api.calls).toEqual([]);
   expect(existsSync(join(home, 'config', 'config.json'))).toBe(false);
 });
+
+it('a service that cannot be reached: the error says nothing was saved, with its own exit code and hint', async () => {
+  api.reply(
+    'GET',
+    '/balance',
+    503,
+    { success: false, error: { code: 'internal_error', message: 'down' } },
+    { times: 4 },
+  );
+  const result = await runTaskctl(['auth', 'login', '--base-url', BASE_URL, '--with-key'], {
+    api,
+    home,
+    stdin: 'sk_live_unreached\n',
+    stdinTTY: false,
+    env: { TASKCTL_API_KEY: undefined, TASKCTL_BASE_URL: undefined },
+  });
+  expect(result.code, result.stderr).toBe(8);
+  const [message, hint] = result.stderr.split('\n');
+  expect(message).toMatch(/^error: reading the balance: .*; nothing was saved$/);
+  expect(hint).not.toBe('');
+  expect(existsSync(join(home, 'config', 'config.json'))).toBe(false);
+});

@@ -4,7 +4,7 @@
  * bounded (the page guard's window), and Ctrl-C says how far it got.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
+import { BASE_URL, FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 import { PageWalkGuard, REMEMBERED_IDS } from '../../../../src/lib/page-guard.js';
 
 const TOTAL_PAGES = 1_000_000_000;
@@ -71,7 +71,7 @@ describe('list --status over a list that never ends', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       'error: interrupted: pages 1-150 of 1,000,000,000 searched, 0 matching tasks found\n' +
-        'Go on from there with --page 151.\n',
+        'Go on from there: taskctl list --status failed --page 151 -o tsv\n',
     );
   });
 
@@ -84,12 +84,32 @@ describe('list --status over a list that never ends', () => {
     expect(walk.code).toBe(130);
     expect(walk.stdout.trimEnd().split('\n')).toHaveLength(200);
     expect(walk.stderr).toBe(
-      'error: interrupted: pages 1-2 of 1,000,000,000 read, 200 tasks listed\nGo on from there with --page 3.\n',
+      'error: interrupted: pages 1-2 of 1,000,000,000 read, 200 tasks listed\n' +
+        'Go on from there: taskctl list --all --page 3 --columns id -o tsv\n',
     );
 
     const first = ctrlCAtPage(1);
     const none = await runTaskctl(['list', '--status', 'failed'], { api: first.api, signal: first.controller.signal });
     expect(none.code).toBe(130);
     expect(none.stderr).toBe('interrupted\n');
+  });
+
+  it("Ctrl-C's hint is the whole command again from the next page: every filter, the window as instants, the limit left", async () => {
+    const { api, controller } = ctrlCAtPage(4);
+    const result = await runTaskctl(
+      [
+        ...['list', '--status', 'failed,pending', '--service', 'email_verify', '--since', '1h', '--until', '10m'],
+        ...['--limit', '30', '--page', '1', '--per-page', '100', '--wide', '--base-url', BASE_URL],
+      ],
+      { api, clock: new FakeClock(), signal: controller.signal, env: { TASKCTL_BASE_URL: undefined } },
+    );
+    expect(result.code, result.stderr).toBe(130);
+    const since = new Date(T0 - 3_600_000).toISOString();
+    const until = new Date(T0 - 600_000).toISOString();
+    expect(result.stderr.split('\n').slice(-2)).toEqual([
+      `Go on from there: taskctl --base-url ${BASE_URL} list --status failed,pending --service email_verify ` +
+        `--since ${since} --until ${until} --limit 30 --page 4 --per-page 100 --wide`,
+      '',
+    ]);
   });
 });

@@ -34,8 +34,10 @@ describe('wait: progress lines through an outage', () => {
     expect(lines, result.stderr).toHaveLength(2);
     expect(lines[0]).toMatch(/task 1 processing items 3\/40/);
     expect(lines[1]).toMatch(/✓ task 1 completed items 40\/40 .*, 2:00 elapsed$/);
-    // The failed rounds said the age of the last answer (the log's sign of life meanwhile).
-    expect(result.stderr).toMatch(/warning: polling, last answer \d+m(\d+s)? ago: reading task 1: upstream down/);
+    // The failed rounds said how long since the last good answer (the log's sign of life meanwhile), in watch's words.
+    expect(result.stderr).toMatch(
+      /warning: reading task 1: upstream down after 4 attempts; no good answer for \d+m(\d+s)?, still polling \(giving up in /,
+    );
     const elapsed = lines
       .map((line) => /(\d+):(\d+) elapsed$/.exec(line))
       .map((m) => Number(m?.[1]) * 60 + Number(m?.[2]));

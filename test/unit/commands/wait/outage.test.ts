@@ -27,8 +27,15 @@ describe('wait/watch when the service stops answering', () => {
     );
     expect(result.stderr).toMatch(/try again later with `taskctl wait 7`/);
     expect(result.stderr).not.toMatch(/timed out|still running/);
-    // Each failed round said so, with the time since the last answer (plain mode: not a terminal).
-    expect(result.stderr).toMatch(/warning: polling, last answer [\d.]+s ago: reading task 7: upstream down/);
+    // Each failed round said so in watch's words (one place: core/follow/outage.ts), whole seconds, when it gives up;
+    // the round that gives up says no "still polling": the error follows at once.
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings.length, result.stderr).toBeGreaterThan(1);
+    for (const line of warnings)
+      expect(line).toMatch(
+        /^warning: reading task 7: upstream down after 4 attempts; no good answer for (\d+m)?(\d+s)?, still polling \(giving up in (\d+m)?(\d+s)? without one\)$/,
+      );
+    expect(warnings.at(-1)).not.toMatch(/giving up in 0s/);
     // The last known state on stdout, as after a timeout.
     expect(result.stdout).toMatch(/^7\t.*processing/);
   });
@@ -45,9 +52,19 @@ describe('wait/watch when the service stops answering', () => {
     expect(error, result.stderr).toBeGreaterThan(1);
     for (const line of lines.slice(0, error)) {
       expect(line).toMatch(
-        /^warning: no good answer yet \([\dms.]+\), still polling: reading task 7: the server answered HTTP 502 with a body that is not JSON \(text\/html\) after 4 attempts$/,
+        /^warning: reading task 7: the server answered HTTP 502 with a body that is not JSON \(text\/html\) after 4 attempts; no good answer yet \((\d+m)?(\d+s)?\), still polling \(giving up in (\d+m)?(\d+s)? without one\)$/,
       );
     }
+  });
+
+  it('wait: a service that answers again after failed rounds says so, as watch does', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, processing(7));
+    api.reply('GET', '/tasks/7', 502, bad, { times: 8 }); // two rounds of 4 attempts
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task(7, { status: 'completed' }) });
+    const result = await runTaskctl(['wait', '7', '-o', 'tsv'], { api });
+    expect(result.code, result.stderr).not.toBe(8);
+    expect(result.stderr).toMatch(/^warning: the service answers again \(after \d+s without a good answer\)$/m);
   });
 
   it('wait: a service failing when the deadline comes is exit 8, not 124, and prints no [] when nothing was seen', async () => {
