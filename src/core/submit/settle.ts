@@ -20,6 +20,9 @@ import { canRedraw } from '../../output/io.js';
 import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
+import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
+import { cacheDirectory } from '../../store/cache-dir.js';
+import { tasksSinceCommand } from '../job/removed-place.js';
 import { chunkItems, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
@@ -178,7 +181,15 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
       if (claim === undefined || ownClaims([claim]).untold?.(task) !== holder)
         throw new UsageError(alreadyHeld(text, id, holder));
     }
-    const refusal = (await adoptRefusal(ctx, doubt, { chunk, task })) ?? claimRefusal(state, doubt, chunk, task);
+    // A chunk whose items a job now pruned took over (`removedTaker`): that job's ledger entry names the task it
+    // bought for them; the chunk takes it as a hand-over's does (settleCovered), its items checked as any adoption's.
+    const cover = journal.state.chunks.get(chunk)?.coveredBy;
+    const removedCover = cover !== undefined && lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed !== undefined;
+    const refusal =
+      (await adoptRefusal(ctx, doubt, { chunk, task })) ??
+      (removedCover
+        ? (state.local.settleJob({ journal: journal.id, chunk }, id), undefined)
+        : claimRefusal(state, doubt, chunk, task));
     if (refusal !== undefined)
       throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
     if (holder === undefined) journal.adopted(chunk, task);
@@ -318,6 +329,13 @@ async function settleCovered(
   const theirs = coveringChunk(jobStore(ctx.env), cover);
   const by = `job ${cover.job} (its chunk ${cover.chunk})`;
   const self = selfOf(doubt);
+  if (theirs === undefined) {
+    // Its journal removed as its job ended there (pruned: its state directory's `jobs --prune` or job-retention, which
+    // knows nothing of this job): the hand-over is proof the items were bought there, whatever this job's scan finds
+    // (that task may be past its window, or claimed by that job's ledger entry). Never bought again from here.
+    const removed = lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed;
+    if (removed !== undefined) throw removedTaker(journal, index, cover.job, removed.as, self);
+  }
   if (theirs === undefined || theirs.refused) {
     ctx.printer.info(
       `chunk ${index}: ${by}, which took its items over, ${theirs === undefined ? 'cannot be read' : 'has no task for them (refused)'}: settling it here`,
@@ -478,6 +496,27 @@ function keyRefused(
   return new AuthError(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) is still in doubt: the task list cannot be read to find out whether it was created (${error.message}); nothing was sent`,
     `${error.hint ?? AUTH_HINT} Then continue it: ${resumeCommand(selfOf(doubt))}`,
+  );
+}
+
+/**
+ * Exit 9 for a chunk whose items a job `taker` took over, whose journal was removed as it ended `as` there: its task
+ * holds them (it is on the service), but no journal here names it. The read that lists it, then `--adopt` (`--resend`
+ * only if none holds them), each a whole command on its own line.
+ */
+function removedTaker(
+  journal: JobJournal,
+  index: number,
+  taker: string,
+  as: RemovedAs,
+  self: JobRef,
+): CreateUnknownError {
+  const { service } = journal.state.job;
+  const sent = journal.state.chunks.get(index)?.send?.sent_at;
+  const since = new Date(sent ?? journal.state.job.created_at).toISOString();
+  return new CreateUnknownError(
+    `chunk ${index}: its items were bought by job ${taker}, which took them over, whose journal was removed as ${as} since (taskctl jobs --prune or the job-retention where it ran): its task is not known here; nothing was sent`,
+    `Find its task: ${tasksSinceCommand(service, since)}\nthen, if it holds chunk ${index}'s items: ${resumeCommand(self, ` --adopt ${index}=ID`)}\nor, if no task holds them: ${resumeCommand(self, ` --resend ${index}`)}`,
   );
 }
 

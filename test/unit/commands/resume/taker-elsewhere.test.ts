@@ -5,7 +5,9 @@
  * chunk over there, and the stopped job's `resume` (the hint `taskctl jobs` gives) reads the re-run's journal where it
  * is: it pays for nothing the re-run bought; while that re-run has not finished, its `Settle that job first` hint names
  * the re-run by its journal there (`resume ID` knows only this state directory's jobs), so that it runs verbatim here
- * (docs/behaviour.md#the-ledger).
+ * (docs/behaviour.md#the-ledger). That re-run finished and pruned where it ran (its journal removed, the cache
+ * directory's record of it marked so): the chunk it took over is never scanned for nor sent again; exit 9 names the
+ * read that finds its task and the `--adopt` that takes it.
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -107,4 +109,48 @@ it('that re-run killed with its own POST out before the stopped job took its tas
   // Where the re-run was run, it is finished too.
   const rows = JSON.parse((await run(['jobs', '-o', 'json'], 'state2')).stdout) as Array<{ id: string; state: string }>;
   expect(rows.find((row) => row.id === rerun)?.state).toBe('finished');
+});
+
+it("a re-run of its chunk 1's items there, finished and pruned as finished: the resume sends nothing (exit 9); its --adopt, followed here, pays once", async () => {
+  const stopped = await stoppedByCtrlC(world, CREATE, dir, 'reset-before');
+  startedBefore(dir, stopped, 2 * 3_600_000);
+  // Only chunk 1's items, in another state directory: it takes that chunk over, and its POST ends in doubt.
+  const again = await run(
+    ['create', 'domain_check_availability', 'tk-a.com', 'tk-b.com', '-y', '-q', '--reuse-window', '1h'],
+    'state2',
+  );
+  expect(again.code, again.stderr).toBe(0);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  const theirs = join(dir, 'state2', 'jobs', `${rerun}.jsonl`);
+  keepJournalLines(join(dir, 'state', 'jobs', `${stopped}.jsonl`), (r) => r.type !== 'reconciled' && r.type !== 'done');
+  keepJournalLines(theirs, (record) => record.type !== 'done' && !(record.type === 'created' && record.chunk === 1));
+  // The re-run is finished where it was run (its chunk 1 settled by its own scan), then pruned there.
+  const finished = await run(['resume', rerun, '-y'], 'state2');
+  expect(finished.code, finished.stderr).toBe(0);
+  // As if it had stopped before it gave the stopped job's journal that task (its chunk's own check, killed).
+  keepJournalLines(join(dir, 'state', 'jobs', `${stopped}.jsonl`), (r) => r.type !== 'reconciled' && r.type !== 'done');
+  const pruned = await run(['jobs', '--prune'], 'state2');
+  expect(pruned.code, pruned.stderr).toBe(0);
+  expect(pruned.stderr + pruned.stdout).toMatch(/removed 1 finished job/);
+  const posts = await world.posts();
+  const refused = await run(['resume', stopped, '-y']);
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(await world.posts()).toBe(posts);
+  expect(refused.stderr).toContain(
+    `chunk 1: its items were bought by job ${rerun}, which took them over, whose journal was removed as finished`,
+  );
+  // Each way on a whole command at the end of its own line: the read first, run here as printed.
+  const list = /^.*: taskctl (list .*)$/m.exec(refused.stderr)?.[1] ?? '';
+  const listed = await run([...list.split(' '), '-o', 'json']);
+  expect(listed.code, `${list}: ${listed.stderr}`).toBe(0);
+  const adopt = /^.*: taskctl (resume \S+ .*--adopt 1=ID)$/m.exec(refused.stderr)?.[1] ?? '';
+  expect(refused.stderr).toMatch(/^.*: taskctl resume \S+ .*--resend 1$/m);
+  // The re-run's first task holds its chunk 1: tk-a.com and tk-b.com, this job's chunk 1 (the adoption checks them).
+  const [first] = (await world.tasks()).map((task) => task.id).sort((a, b) => a - b);
+  expect(listed.stdout).toContain(`"id": ${first}`);
+  const onward = await run(adopt.replace('1=ID', `1=${first}`).split(' '));
+  expect(onward.code, onward.stderr).toBe(0);
+  // Chunks 2 and 3, which no other job bought, are sent once.
+  expect(await world.posts()).toBe(posts + 2);
+  await paidOnce();
 });
