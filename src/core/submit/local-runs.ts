@@ -16,7 +16,8 @@ import { cacheDirectory } from '../../store/cache-dir.js';
 import type { LocalRuns } from '../reconcile.js';
 import { inWindow, type ServerClock } from '../server-time.js';
 import type { CreateLedger, Intent, LedgerEntry, LedgerJob } from '../../store/ledger.js';
-import type { HandedRecord } from './hand-over.js';
+import { resumeName, type HandedRecord } from './hand-over.js';
+import { shellWord } from '../../lib/shell-word.js';
 import { systemErrorWords } from '../../errors.js';
 
 /** What the ledger's user needs of a run: where the cache is, its account, the clock, and a printer to warn on. */
@@ -306,8 +307,9 @@ export class LocalCreates {
       for (const { job, handed, whole } of covering) {
         if (handed && own !== undefined)
           handing?.coverDone(this.ctx.env, job, { job: own.journal, chunk: own.chunk }, task);
+        const resume = whole || handed ? resumeWord(this.ctx.env, job.journal) : '';
         this.ctx.printer.notice(
-          `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${whole ? `, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${job.journal}\` continues this run` : handed ? `, and that job takes it (taskctl resume ${job.journal})` : ''}`,
+          `job ${job.journal} stopped with these items in doubt (its chunk ${job.chunk}); this run's task ${task.id} covers them${whole ? `, and this run is that job again (the same items, the same chunks): it is superseded, and \`taskctl resume ${resume}\` continues this run` : handed ? `, and that job takes it (taskctl resume ${resume})` : ''}`,
         );
       }
     };
@@ -402,6 +404,12 @@ function inDoubtWords(entry: LedgerEntry, until: number, stopped: boolean): stri
 }
 
 /**
+ * A stopped job as a `taskctl resume` printed here names it: by its id when this state directory knows it, else by its
+ * journal where it was last run (hand-over.ts `resumeName`: `resume ID` resolves only this state directory's jobs).
+ */
+const resumeWord = (env: Env, id: string): string => shellWord(resumeName(jobStore(env), id));
+
+/**
  * Who else may have made the task. A run that has stopped is never called "still sending": a job's run is alive
  * while it holds its job's lock (a pid may be reused), another run while its process runs; a run whose process cannot
  * be looked at from here (another host, machine or container) is alive (docs/behaviour.md#the-ledger).
@@ -411,7 +419,7 @@ function describe(entry: LedgerEntry, env: Env): string {
   const where = whereWords(entryOwner(entry));
   const id = entry.job?.journal;
   if (!runAlive(entry, env)) {
-    const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${id} settles it)` : '';
+    const job = id !== undefined && looksLikeJobId(id) ? ` (taskctl resume ${resumeWord(env, id)} settles it)` : '';
     return `a taskctl run ${where} that has stopped (process ${entry.pid}, ${sent}) may have created it${job}`;
   }
   const state = entry.state === 'sending' ? 'still sending' : 'could not tell whether its request created a task';

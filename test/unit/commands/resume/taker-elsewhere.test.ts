@@ -39,9 +39,16 @@ it("the stopped job's resume pays for nothing a re-run under another state direc
   expect(again.code, again.stderr).toBe(0);
   const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
   expect(again.stderr).toContain(`job ${stopped} stopped with these items in doubt (its chunk 1)`);
-  expect(again.stderr).toContain(`it is superseded, and \`taskctl resume ${stopped}\` continues this run`);
+  // Named by its journal where it was run: `taskctl resume ID` here knows only this state directory's jobs.
+  const stoppedJournal = join(dir, 'state', 'jobs', `${stopped}.jsonl`);
+  const notice = /it is superseded, and `taskctl (resume [^`]*)` continues this run/.exec(again.stderr)?.[1] ?? '';
+  expect(notice, again.stderr).toBe(`resume ${stoppedJournal}`);
   await paidOnce();
   const posts = await world.posts();
+  // Run verbatim where it was printed: it sends nothing.
+  const verbatim = await run([...notice.split(' '), '-y'], 'state2');
+  expect(verbatim.code, verbatim.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
   // Where A was run: `jobs` says it was taken over, and its resume sends nothing.
   const jobs = await run(['jobs', '-o', 'json']);
   const rows = JSON.parse(jobs.stdout) as Array<{ id: string; state: string; superseded_by?: string }>;
