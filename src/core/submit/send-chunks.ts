@@ -558,20 +558,20 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
 
 /**
  * The way on of a run let past a journal removed as its job ended there, whose lookup could not search the window: no
- * way back (that journal is not there to put back), but where the job's tasks are (a read that lists them), and the
- * one resume that goes on, which buys them again, said as such (a finished job's chunks left were all its run's).
+ * way back (that journal is not there to put back), but where the job's tasks are (a read that lists them), and, but
+ * for a job that finished there (its chunks left were all that run's: the read alone), the one resume that goes on,
+ * which buys them again, said as such.
  */
 function removedResume(
   path: string,
   removed: NonNullable<NonNullable<JobRef['gone']>['removed']>,
   forget: string,
 ): string {
-  const what =
-    removed.as === 'finished'
-      ? 'the tasks of every chunk left (that run created them)'
-      : 'whatever that run created of the chunks left';
-  const nothingLeft = removed.as === 'finished' ? ', and nothing of the job is left to buy' : '';
-  return `${path} was removed as ${removed.as}: it cannot be put back. ${capitalised(tasksOnService(removed.as))} (\`${tasksSinceCommand(removed.service, removed.since)}\` lists those made since the job started)${nothingLeft}. To go on without looking all the same, buying again ${what}: ${forget}`;
+  const where = `${path} was removed as ${removed.as}: it cannot be put back. ${capitalised(tasksOnService(removed.as))} (\`${tasksSinceCommand(removed.service, removed.since)}\` lists those made since the job started)`;
+  // Finished there: every chunk left is that run's task already, so the one resume that goes on would only buy them
+  // again (a mistake): the read is the way on.
+  if (removed.as === 'finished') return `${where}, and nothing of the job is left to buy.`;
+  return `${where}. To go on without looking all the same, buying again whatever that run created of the chunks left: ${forget}`;
 }
 
 /**
