@@ -184,7 +184,7 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
     // A chunk whose items a job now pruned took over (`removedTaker`): that job's ledger entry names the task it
     // bought for them; the chunk takes it as a hand-over's does (settleCovered), its items checked as any adoption's.
     const cover = journal.state.chunks.get(chunk)?.coveredBy;
-    const removedCover = cover !== undefined && lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed !== undefined;
+    const removedCover = cover !== undefined && (await removedTakerOf(ctx, cover));
     const refusal =
       (await adoptRefusal(ctx, doubt, { chunk, task })) ??
       (removedCover
@@ -329,13 +329,11 @@ async function settleCovered(
   const theirs = coveringChunk(jobStore(ctx.env), cover);
   const by = `job ${cover.job} (its chunk ${cover.chunk})`;
   const self = selfOf(doubt);
-  if (theirs === undefined) {
-    // Its journal removed as its job ended there (pruned: its state directory's `jobs --prune` or job-retention, which
-    // knows nothing of this job): the hand-over is proof the items were bought there, whatever this job's scan finds
-    // (that task may be past its window, or claimed by that job's ledger entry). Never bought again from here.
-    const removed = lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed;
-    if (removed !== undefined) throw removedTaker(journal, index, cover.job, removed.as, self);
-  }
+  // Its journal removed as its job ended there (pruned: its state directory's `jobs --prune` or job-retention, which
+  // knows nothing of this job): the hand-over is proof the items were bought there, whatever this job's scan finds
+  // (that task may be past its window, or claimed by that job's ledger entry). Never bought again from here.
+  const removed = theirs === undefined ? lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed : undefined;
+  if (removed !== undefined) throw removedTaker(journal, index, cover.job, removed.as, self);
   if (theirs === undefined || theirs.refused) {
     ctx.printer.info(
       `chunk ${index}: ${by}, which took its items over, ${theirs === undefined ? 'cannot be read' : 'has no task for them (refused)'}: settling it here`,
@@ -497,6 +495,13 @@ function keyRefused(
     `chunk ${index} (${service}, ${counted(items.length, 'item')}, sent ${new Date(send.sent_at).toISOString()}) is still in doubt: the task list cannot be read to find out whether it was created (${error.message}); nothing was sent`,
     `${error.hint ?? AUTH_HINT} Then continue it: ${resumeCommand(selfOf(doubt))}`,
   );
+}
+
+/** Whether the job that took a chunk's items over can no longer be read, its journal removed as it ended there. */
+async function removedTakerOf(ctx: Pick<Runtime, 'env'>, cover: Cover): Promise<boolean> {
+  const [{ coveringChunk }, { jobStore }] = await Promise.all([import('./hand-over.js'), import('../job/registry.js')]);
+  if (coveringChunk(jobStore(ctx.env), cover) !== undefined) return false;
+  return lastJobPlace(cacheDirectory(ctx.env), cover.job)?.removed !== undefined;
 }
 
 /**
