@@ -256,7 +256,7 @@ export function failedOrUnlisted(counts: ItemCounts): number | undefined {
  * What a task's answer leaves out of its items, in the words every command uses (`show`'s note, `diff` and
  * `show --job`'s exit 8): none sent, or fewer than `total_items`; undefined when it lists as many or more.
  */
-export function unlistedItemsNote(task: { id: number; total_items: number; items?: readonly unknown[] | undefined }) {
+export function unlistedItemsNote(task: { id: number; total_items: number; items?: { length: number } | undefined }) {
   const listed = task.items?.length;
   if (listed === undefined) return `the service sent no item results for task ${task.id}`;
   if (listed >= task.total_items) return undefined;
