@@ -219,7 +219,8 @@ export class JsonItemScanner {
 
   /** The task's object has closed: `total_items` from before its items, else from the text after them. */
   private endTask(tail: string): void {
-    const task = this.tailTask!;
+    const task = this.tailTask;
+    if (task === undefined) return;
     this.tail = undefined;
     this.tailTask = undefined;
     let total = task.total_items;
