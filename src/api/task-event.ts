@@ -4,7 +4,7 @@
  */
 import { WebhookEventSchema } from './schemas.js';
 import type { Task, WebhookEvent } from './schemas.js';
-import { itemCounts, taskEventName } from '../lib/task-state.js';
+import { failedOrUnlisted, itemCounts, taskEventName } from '../lib/task-state.js';
 
 /** Platforms of services whose name does not start with it (the sandbox's catalogue agrees). */
 const PLATFORM_BY_PREFIX: Readonly<Record<string, string>> = { fanpage: 'facebook' };
@@ -18,14 +18,17 @@ export function platformOf(service: string): string {
 
 /**
  * The event for the task's current status, or undefined for states with no event (waiting, unknown strings).
- * Defaults: item counts from the task or its items, else 0 (a failed task's unknown failures are the items not
+ * Defaults: item counts from the task or its items (`failed_items` includes the items an ended task does not list), else 0 (a failed task's unknown failures are the items not
  * completed; a completed task's unknown completions are not claimed); `started_at`/`completed_at`/`failed_at` the observation time `now` when unknown; keys in the document's order.
  */
 export function toWebhookEvent(task: Task, now: number): WebhookEvent | undefined {
   const timestamp = new Date(now).toISOString();
   const platform = task.platform ?? platformOf(task.service);
-  // The shared rule of lib/task-state.ts, as follow/item-counts.ts reads it.
-  const { completed, failed } = itemCounts(task);
+  // The shared rule of lib/task-state.ts, as follow/item-counts.ts reads it. The event has no "not listed" field, so
+  // items an ended task does not list count as failed here: not seen is not a success.
+  const counts = itemCounts(task);
+  const { completed } = counts;
+  const failed = failedOrUnlisted(counts);
   let event: WebhookEvent;
   // Read by task-state.ts (`running` is processing, `cancelled` failed), so watch's events agree with wait's exit code.
   switch (taskEventName(task)) {

@@ -13,7 +13,14 @@ import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { formatDuration } from '../lib/duration.js';
 import { seenOnServerClock } from './server-time.js';
-import { isTerminal, stateEnteredAt, unknownStatusWarner, type ItemCounts } from '../lib/task-state.js';
+import {
+  failedOrUnlisted,
+  isTerminal,
+  itemCounts,
+  stateEnteredAt,
+  unknownStatusWarner,
+  type ItemCounts,
+} from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
 import { onMissing } from './follow/reader.js';
@@ -102,7 +109,8 @@ const CHANGE_COLUMNS: Array<Column<Change>> = [
   { header: 'service', value: (c) => c.task.service },
   { header: 'status', value: (c) => c.task.status },
   { header: 'completed_items', value: (c) => c.task.completed_items },
-  { header: 'failed_items', value: (c) => c.task.failed_items },
+  // No "not listed" column: items a finished task does not list count as failed (not seen is not a success).
+  { header: 'failed_items', value: (c) => failedOrUnlisted(itemCounts(c.task)) },
   { header: 'total_items', value: (c) => c.task.total_items },
 ];
 

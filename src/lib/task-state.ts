@@ -244,10 +244,19 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
 }
 
 /**
+ * The failed count for formats with no "not listed" field (webhook events, JUnit, the GitHub summary): failed plus
+ * unlisted, since an item nobody saw is not a success. Undefined when neither is known.
+ */
+export function failedOrUnlisted(counts: ItemCounts): number | undefined {
+  if (counts.failed === undefined && counts.unlisted === undefined) return undefined;
+  return (counts.failed ?? 0) + (counts.unlisted ?? 0);
+}
+
+/**
  * What a task's answer leaves out of its items, in the words every command uses (`show`'s note, `diff` and
  * `show --job`'s exit 8): none sent, or fewer than `total_items`; undefined when it lists as many or more.
  */
-export function unlistedItemsNote(task: { id: number; total_items: number; items?: readonly unknown[] | undefined }) {
+export function unlistedItemsNote(task: { id: number; total_items: number; items?: { length: number } | undefined }) {
   const listed = task.items?.length;
   if (listed === undefined) return `the service sent no item results for task ${task.id}`;
   if (listed >= task.total_items) return undefined;

@@ -4,7 +4,7 @@
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { errorText } from '../lib/item-error.js';
-import { itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
+import { failedOrUnlisted, itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 
@@ -61,7 +61,7 @@ function notCompleted(task: Task): TaskItem[] {
 }
 
 function failedItemCount(tasks: readonly Task[]): number {
-  return tasks.reduce((sum, task) => sum + (itemCounts(task).failed ?? 0), 0);
+  return tasks.reduce((sum, task) => sum + (failedOrUnlisted(itemCounts(task)) ?? 0), 0);
 }
 
 /** Markdown: a heading with totals, one table row per task, and the first failed items in a collapsed list. */
@@ -75,7 +75,10 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
     '|---:|---|---|---:|---:|---:|---:|',
   ];
   for (const task of tasks) {
-    const { completed, failed } = itemCounts(task);
+    // The summary has no "not listed" column: items an ended task does not list count as failed (not seen, not a success).
+    const counts = itemCounts(task);
+    const { completed } = counts;
+    const failed = failedOrUnlisted(counts);
     const mark = TONE_MARK[taskTone(task)];
     const cells = [
       String(task.id),

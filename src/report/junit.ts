@@ -8,11 +8,21 @@
  * - an item still pending/processing while its task runs (the wait timed out) or after it ended is `<skipped>`;
  * - a task that ended without completing (failed, cancelled, an unknown status with a finish time...) adds one
  *   `<testcase name="task ID">` with an `<error>` holding the task's error message. Consumers
- *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen.
+ *   (GitLab, Jenkins, most reporter actions) read testcases only, so a suite-level `<error>` would go unseen;
+ * - items an ended task does not list (fewer than `total_items`) add one `<testcase name="N items not listed">` with
+ *   an `<error>` of type `items_not_listed`, and count in the `task.failed_items` property: not seen is not a success.
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { errorText } from '../lib/item-error.js';
-import { isPlainFailure, itemCounts, itemOutcome, taskPhase } from '../lib/task-state.js';
+import {
+  failedOrUnlisted,
+  isPlainFailure,
+  itemCounts,
+  itemOutcome,
+  taskPhase,
+  unlistedItemsNote,
+} from '../lib/task-state.js';
+import { counted } from '../output/plural.js';
 
 interface Counts {
   tests: number;
@@ -116,12 +126,23 @@ function testsuite(task: Task, totals: Counts): string {
       `<testcase${attrs({ name: `task ${task.id}`, classname: task.service })}>\n      <error${attrs({ message, type: 'task_failed' })}>${xmlText(message)}</error>\n    </testcase>`,
     );
   }
+  const itemTotals = itemCounts(task);
+  if (itemTotals.unlisted !== undefined) {
+    counts.tests++;
+    counts.errors++;
+    const name = `${counted(itemTotals.unlisted, 'item')} not listed`;
+    const message = unlistedItemsNote(task) ?? `task ${task.id}: ${name}`;
+    cases.push(
+      `<testcase${attrs({ name, classname: task.service })}>\n      <error${attrs({ message, type: 'items_not_listed' })}>${xmlText(message)}</error>\n    </testcase>`,
+    );
+  }
   totals.tests += counts.tests;
   totals.failures += counts.failures;
   totals.errors += counts.errors;
   totals.skipped += counts.skipped;
   totals.time += counts.time;
-  const { completed, failed } = itemCounts(task);
+  const { completed } = itemTotals;
+  const failed = failedOrUnlisted(itemTotals);
   const properties = [
     ['task.id', task.id],
     ['task.status', task.status],

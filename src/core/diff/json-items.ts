@@ -4,7 +4,9 @@
  * strings and nesting; an object that is the whole document or an element of the top-level list is a candidate: it
  * is kept as text and parsed when it closes (an item record), unless an `"items": [` opens inside it at its own level
  * (a task): then the text before it is parsed for the task's id and service, and each element of that list is cut
- * out and parsed on its own. Memory holds one item's text, never the document.
+ * out and parsed on its own. Memory holds one item's text, never the document. After a task's items, the rest of its
+ * object is kept (within the same cap) until the object closes, for a `total_items` written after them: `taskEnd`
+ * then says how many items the task listed, so a side listing fewer than it has is refused as a task read by id is.
  * An element of either list that is not an object (a string, a number, a literal, a list) is refused where it starts,
  * naming the line and the element: it is no item, and reading past it would call the side shorter than it is.
  */
@@ -16,8 +18,18 @@ interface JsonItemSink {
   /** An item record of a list of records. */
   record: (record: Record<string, unknown>, line: number) => void;
   /** An item of a task (its id and service when they came before its `items`). */
-  taskItem: (item: Record<string, unknown>, task: { id: number | null; service: string | null }, line: number) => void;
+  taskItem: (item: Record<string, unknown>, task: TaskHead, line: number) => void;
+  /** A task's object has closed: its `total_items` (null when absent or not a number), and how many items it listed. */
+  taskEnd?: (task: TaskHead & { total_items: number | null }, listed: number, line: number) => void;
 }
+
+interface TaskHead {
+  id: number | null;
+  service: string | null;
+}
+
+const totalOf = (task: Record<string, unknown>): number | null =>
+  typeof task.total_items === 'number' ? task.total_items : null;
 
 const ITEMS_KEY = /"items"\s*:\s*$/;
 
@@ -47,7 +59,13 @@ export class JsonItemScanner {
   private candidateLine = 0;
   /** Inside a task's items: the list's depth, the task, and the current item's text. */
   private itemsDepth = 0;
-  private task: { id: number | null; service: string | null } | undefined;
+  private task: TaskHead | undefined;
+  /** The current task's `total_items` when written before its items. */
+  private taskTotal: number | null = null;
+  /** After a task's items: the rest of its object so far (`{` then the text after the list), its depth, the task. */
+  private tail: string[] | undefined;
+  private tailDepth = 0;
+  private tailTask: (TaskHead & { total_items: number | null; listed: number; line: number }) | undefined;
   private item: string[] = [];
   private itemLine = 0;
   private sawValue = false;
@@ -59,6 +77,7 @@ export class JsonItemScanner {
   /** Elements of the top-level list, and items of the current task, opened so far: to name the one refused. */
   private listElements = 0;
   private taskItems = 0;
+  private taskLine = 0;
   /** Characters of the candidate or item being collected: refused past MAX_SIDE_LINE (limits.ts). */
   private held = 0;
 
@@ -108,7 +127,8 @@ export class JsonItemScanner {
   /** Text read since the last bracket goes to whatever is being collected. */
   private keep(text: string): void {
     if (text === '') return;
-    if (this.task !== undefined && this.item.length > 0) this.item.push(text);
+    if (this.tail !== undefined) this.tail.push(text);
+    else if (this.task !== undefined && this.item.length > 0) this.item.push(text);
     else if (this.task === undefined && this.candidate.length > 0) this.candidate.push(text);
     else return;
     this.held += text.length;
@@ -137,6 +157,10 @@ export class JsonItemScanner {
       } else if (this.item.length > 0) this.item.push(bracket);
       return;
     }
+    if (this.tail !== undefined) {
+      this.tail.push(bracket);
+      return;
+    }
     if (depth === 1 && bracket === '[') this.bareDepth = 1;
     const isCandidate = bracket === '{' && (depth === 1 || (depth === 2 && this.stack[0] === '['));
     if (isCandidate) {
@@ -149,7 +173,10 @@ export class JsonItemScanner {
     }
     if (this.candidate.length === 0) return;
     if (bracket === '[' && depth === this.candidateDepth + 1 && ITEMS_KEY.test(this.candidate.join('').slice(-40))) {
-      this.task = this.taskHead(this.candidate.join(''));
+      const { total_items, ...head } = this.taskHead(this.candidate.join(''));
+      this.task = head;
+      this.taskTotal = total_items;
+      this.taskLine = this.candidateLine;
       this.itemsDepth = depth;
       this.bareDepth = depth;
       this.taskItems = 0;
@@ -168,18 +195,43 @@ export class JsonItemScanner {
         this.item = [];
         this.sink.taskItem(item, this.task, this.itemLine);
       } else if (depth === this.itemsDepth) {
+        this.tailTask = { ...this.task, total_items: this.taskTotal, listed: this.taskItems, line: this.taskLine };
+        this.tail = ['{'];
+        this.tailDepth = depth - 1;
+        this.held = 0;
         this.task = undefined;
         this.bareDepth = this.stack[0] === '[' ? 1 : 0;
       }
       return;
     }
     if (depth === 1) this.bareDepth = 0;
+    if (this.tail !== undefined) {
+      if (depth === this.tailDepth) this.endTask(this.tail.join(''));
+      return;
+    }
     if (this.candidate.length > 0 && depth === this.candidateDepth) {
       const record = this.parse(this.candidate.join(''), this.candidateLine);
       this.candidate = [];
       if (record.target === undefined && Array.isArray(record.items)) this.spelledTask(record, this.candidateLine);
       else this.sink.record(record, this.candidateLine);
     }
+  }
+
+  /** The task's object has closed: `total_items` from before its items, else from the text after them. */
+  private endTask(tail: string): void {
+    const task = this.tailTask;
+    if (task === undefined) return;
+    this.tail = undefined;
+    this.tailTask = undefined;
+    let total = task.total_items;
+    if (total === null) {
+      try {
+        total = totalOf(JSON.parse(`{${tail.slice(1).replace(/^\s*,/, '')}`) as Record<string, unknown>);
+      } catch {
+        // Not JSON: no total read, as for a head that is not (the items themselves were read).
+      }
+    }
+    this.sink.taskEnd?.({ id: task.id, service: task.service, total_items: total }, task.listed, task.line);
   }
 
   /**
@@ -199,6 +251,7 @@ export class JsonItemScanner {
         );
       this.sink.taskItem(item as Record<string, unknown>, task, line);
     });
+    this.sink.taskEnd?.({ ...task, total_items: totalOf(record) }, (record.items as unknown[]).length, line);
   }
 
   /** A character outside any element where only a comma or an element's start may be (`c` starts a value, or not). */
@@ -215,16 +268,17 @@ export class JsonItemScanner {
   }
 
   /** The task's fields before its `items` (`{"id": 7, "service": "x", "items": [`): its id and service. */
-  private taskHead(text: string): { id: number | null; service: string | null } {
+  private taskHead(text: string): TaskHead & { total_items: number | null } {
     const head = text.replace(ITEMS_KEY, '').replace(/,\s*$/, '');
     try {
       const task = JSON.parse(`${head}}`) as Record<string, unknown>;
       return {
         id: typeof task.id === 'number' ? task.id : null,
         service: typeof task.service === 'string' ? task.service : null,
+        total_items: totalOf(task),
       };
     } catch {
-      return { id: null, service: null };
+      return { id: null, service: null, total_items: null };
     }
   }
 

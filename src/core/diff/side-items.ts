@@ -3,9 +3,9 @@
  * or a file's bytes decoded and split as they arrive (ndjson and csv by line, json by item: json-items.ts).
  */
 import type { Task } from '../../api/schemas.js';
-import { InputError, InterruptedError } from '../../errors.js';
+import { InputError, InterruptedError, MalformedResponseError } from '../../errors.js';
 import { requireAllItems } from '../job/filter.js';
-import { isTerminal, itemCounts } from '../../lib/task-state.js';
+import { isTerminal, itemCounts, unlistedItemsNote } from '../../lib/task-state.js';
 import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import type { ItemLike } from '../../output/flatten.js';
@@ -57,6 +57,21 @@ export class SideItems {
   task(task: Pick<Task, 'id' | 'items'> & { service?: string | null }, line?: number): void {
     if (typeof task.service === 'string') this.services.add(task.service);
     (task.items ?? []).forEach((item: unknown, index) => this.taskItem(item, task.id, line, index + 1));
+  }
+
+  /**
+   * A task of a file side has been read: one that lists fewer items than its `total_items` is refused with exit 8, in
+   * the words and for the reason of a task read by id (`requireAllItems`): the items it leaves out were read on
+   * neither side, so "the same" would be a guess. No `total_items` (a hand-made file): nothing to check.
+   */
+  listedInFull(task: { id: number | null; total_items: number | null }, listed: number, line: number): void {
+    if (task.total_items === null) return;
+    const note = unlistedItemsNote({ id: task.id ?? 0, total_items: task.total_items, items: { length: listed } });
+    if (note === undefined) return;
+    throw new MalformedResponseError(
+      `${this.name}:${line}: ${task.id === null ? note.replace(/^task 0 /, 'a task ') : note}: diff cannot tell whether the two sides are the same`,
+      task.id === null ? EXPORT_HINT : `See what the service sends: taskctl show ${task.id} -o json`,
+    );
   }
 
   /** An item of a task; `index` (from 1) names one that is no object. */
@@ -313,6 +328,7 @@ function fileParser(file: OpenedFile, side: SideItems, linesBefore: number): Tex
         if (task.service !== null) side.services.add(task.service);
         side.taskItem(item, task.id, line);
       },
+      taskEnd: (task, listed, line) => side.listedInFull(task, listed, line),
     });
     return { push: (text) => scanner.push(text), end: () => scanner.end(), line: () => scanner.currentLine };
   }
@@ -350,6 +366,14 @@ function ndjsonLine(name: string, side: SideItems) {
       // A task on one line (`show -o json` of one task, compacted): its items.
       if (record.target === undefined && Array.isArray(record.items)) {
         side.task(record as unknown as Task, line);
+        side.listedInFull(
+          {
+            id: typeof record.id === 'number' ? record.id : null,
+            total_items: typeof record.total_items === 'number' ? record.total_items : null,
+          },
+          record.items.length,
+          line,
+        );
         return;
       }
       side.record(record, line);

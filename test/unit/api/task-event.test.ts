@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../../src/api/schemas.js';
 import type { Task } from '../../../src/api/schemas.js';
 import { platformOf, toWebhookEvent } from '../../../src/api/task-event.js';
+import { UNLISTED_ITEMS } from '../../../src/lib/task-state.js';
 import { T0 } from '../../clock.js';
 
 const NOW_ISO = new Date(T0).toISOString();
@@ -132,5 +133,27 @@ describe('toWebhookEvent', () => {
     expect(platformOf('fanpage_extract_contact')).toBe('facebook');
     expect(platformOf('email_verify')).toBe('email');
     expect(platformOf('plain')).toBe('plain');
+  });
+});
+
+describe('toWebhookEvent: items a completed task does not list', () => {
+  it('counts them in failed_items (the event has no "not listed" field, and not seen is not a success)', () => {
+    const task: Task = {
+      ...base,
+      status: 'completed',
+      total_items: 5,
+      completed_at: '2025-01-15T12:00:00.000Z',
+      items: [{ target: 'a.com', status: 'completed', data: null }],
+    };
+    const event = toWebhookEvent(task, T0);
+    expect(event!.task).toMatchObject({ total_items: 5, completed_items: 1, failed_items: 4 });
+  });
+
+  it('also when only counts were read (watch carries the unlisted count beside them)', () => {
+    const task = Object.assign(
+      { ...base, status: 'completed', total_items: 5, completed_items: 1, failed_items: 0 },
+      { [UNLISTED_ITEMS]: 4 },
+    );
+    expect(toWebhookEvent(task, T0)!.task).toMatchObject({ completed_items: 1, failed_items: 4 });
   });
 });

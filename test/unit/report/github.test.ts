@@ -64,6 +64,13 @@ describe('githubSummary', () => {
     ]);
   });
 
+  it('counts the items a completed task does not list as failed, in the heading and the row', () => {
+    const partial: Task = { ...task(6, 'completed', [['a.com', 'completed']]), total_items: 5 };
+    const summary = githubSummary([partial]);
+    expect(summary).toContain('### taskctl: 1 task, 0 failed tasks, 4 failed items');
+    expect(tableRows(summary)).toEqual(['| 6 | domain_check_availability | ⚠️ completed | 5 | 1 | 4 | 1 |']);
+  });
+
   it('marks a completed task without counts with nothing: no evidence either way', () => {
     const bare: Task = { ...task(5, 'completed', []), total_items: 2, items: undefined };
     expect(tableRows(githubSummary([bare]))).toEqual(['| 5 | domain_check_availability | completed | 2 |  |  | 0 |']);

@@ -133,4 +133,18 @@ describe('junitReport', () => {
       'the task ended with status "archived"',
     ]);
   });
+
+  it('makes the items a completed task does not list one <error> testcase and counts them in failed_items', () => {
+    const task: Task = { ...completedWithFailure, total_items: 5, items: [completedWithFailure.items![0]!] };
+    const doc = parseXml(junitReport([task]));
+    const [suite] = findAll(doc, 'testsuite');
+    expect(suite!.attrs).toMatchObject({ tests: '2', failures: '0', errors: '1' });
+    const cases = findAll(suite!, 'testcase');
+    expect(cases.map((c) => c.attrs.name)).toEqual(['ok.com', '4 items not listed']);
+    expect(findAll(doc, 'error').map((e) => e.attrs)).toEqual([
+      { message: 'task 12 lists 1 of its 5 items', type: 'items_not_listed' },
+    ]);
+    const properties = Object.fromEntries(findAll(doc, 'property').map((p) => [p.attrs.name, p.attrs.value]));
+    expect(properties).toMatchObject({ 'task.completed_items': '1', 'task.failed_items': '4' });
+  });
 });

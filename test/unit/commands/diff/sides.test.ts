@@ -173,6 +173,22 @@ describe('a side whose item results cannot be read', () => {
     }
   });
 
+  it('an export listing fewer items than its total_items: exit 8 as for the task by id, json and ndjson', async () => {
+    const task = { id: 1, service: 's', status: 'completed', items: [avail('a.com', true)], total_items: 5 };
+    for (const [name, text] of [
+      ['p.json', JSON.stringify(task, null, 2)],
+      ['p.ndjson', `${JSON.stringify(task)}\n`],
+    ] as const) {
+      const path = file(name, text);
+      const result = await runTaskctl(['diff', path, path]);
+      expect(result.code, result.stderr).toBe(8);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^error: .*p\.(nd)?json:1: task 1 lists 1 of its 5 items: diff cannot tell whether the two sides are the same\n/,
+      );
+    }
+  });
+
   it('a journal whose tasks come without items: exit 8, not 0', async () => {
     const journal = writeJournal({ items: 1, chunkSize: 1, tasks: [11] });
     const api = mockApi();

@@ -110,3 +110,38 @@ describe('JsonItemScanner', () => {
     );
   });
 });
+
+describe("JsonItemScanner: a task's total_items, before or after its items", () => {
+  function ends(text: string, chunk = text.length) {
+    const seen: unknown[] = [];
+    const scanner = new JsonItemScanner('x.json', {
+      record: () => undefined,
+      taskItem: () => undefined,
+      taskEnd: (head, listed, line) => seen.push([head.id, head.total_items, listed, line]),
+    });
+    for (let at = 0; at < text.length; at += chunk) scanner.push(text.slice(at, at + chunk));
+    scanner.end();
+    return seen;
+  }
+  const item = { target: 'a.com', status: 'completed', data: { list: [1, { b: '}' }] } };
+
+  it('reads total_items written before the items, or after them (the object read to its end), at any chunk size', () => {
+    const before = JSON.stringify({ id: 1, service: 's', total_items: 5, items: [item] }, null, 2);
+    const after = JSON.stringify([
+      { id: 1, service: 's', items: [item], total_items: 5, meta: { x: [1] } },
+      { id: 2, items: [], total_items: 0 },
+    ]);
+    for (const size of [1, 3, 64]) {
+      expect(ends(before, size)).toEqual([[1, 5, 1, 1]]);
+      expect(ends(after, size)).toEqual([
+        [1, 5, 1, 1],
+        [2, 0, 0, 1],
+      ]);
+    }
+  });
+
+  it('no total_items: null (nothing to check); a task with its items key escaped is read whole', () => {
+    expect(ends(JSON.stringify({ id: 3, items: [item] }))).toEqual([[3, null, 1, 1]]);
+    expect(ends('{"id":4,"item\\u0073":[{"target":"a"}],"total_items":2}')).toEqual([[4, 2, 1, 1]]);
+  });
+});
