@@ -11,7 +11,7 @@ export default defineConfig({
     // but each worker pays once for the module graph, the first sandbox and fast-check's tables, and on a loaded
     // machine more files at once meant more of them past their bounds.
     maxWorkers: 3,
-    // After each test: the harness's sandboxes closed and every mocked request checked as used (test/setup/settle.ts).
+    // After each test: the sandboxes `runTaskctl` started closed and every mocked request checked as used (test/setup/settle.ts).
     setupFiles: ['test/setup/settle.ts'],
     // Temporary files on a RAM file system where there is one (journals are fsynced): test/setup/scratch-on-tmpfs.ts.
     // One bundle code cache for the e2e worlds' homes, so spawns start warm: test/setup/code-cache.ts.

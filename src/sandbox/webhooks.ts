@@ -13,7 +13,7 @@ import type { Delivery } from './delivery-log.js';
 import type { TimerSet } from './timers.js';
 
 /**
- * Delay before each attempt (docs/sandbox.md#webhooks; docs/openapi.json: WebhookFailed's `x-retry-delays-seconds`, a
+ * Delay before each attempt (docs/sandbox.md#webhooks; docs/openapi.json: WebhookFailed's `x-redelivery-delays-seconds`, a
  * test holds them equal); multiplied by the time scale.
  */
 export const REDELIVERY_DELAYS_MS = [0, 5_000, 30_000, 120_000, 300_000, 600_000] as const;

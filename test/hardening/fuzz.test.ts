@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, fuzz rows (test/README.md, F1–F8): fast-check over the item pipeline, the duration parser, the
+ * Hardening matrix, fuzz rows (test/README.md, F1–F6): fast-check over the item pipeline, the duration parser, the
  * rate-limit header parser and limiter, Retry-After, and the response judge with every schema. Properties: nothing but
  * a CliError ever escapes, every computed wait is within 0..61 s, and the key never appears in a message.
  */

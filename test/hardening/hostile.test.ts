@@ -191,7 +191,7 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 
-  it('H9 a connection closed half-way through the body: plain words, retried, exit 8', async () => {
+  it('H9 a connection closed half-way through the body: plain words, resent, exit 8', async () => {
     const before = server.counts.get('cut') ?? 0;
     const r = await runTaskctl(['balance'], { env: envFor('cut') });
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);

@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, secrets rows (test/README.md, S1–S12): the API key never reaches stdout or stderr, even when a
+ * Hardening matrix, secrets rows (test/README.md, S1–S13): the API key never reaches stdout or stderr, even when a
  * server echoes it; config files stay private; plain HTTP never leaves the machine; server text is printed inert;
  * webhook signatures are compared in constant time and never printed.
  */

@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, wire rows (test/README.md, W1–W30): what the real CLI does when the network or the server
+ * Hardening matrix, wire rows (test/README.md, W1–W35): what the real CLI does when the network or the server
  * misbehaves, against the sandbox's fault injection or a scripted loopback server. The one row about the process (TLS
  * trust through the environment, read at start) spawns bin/taskctl.js; rows whose time is spent between attempts
  * (backoff, Retry-After, reconciliation) run `main()` in this process over the same loopback wire on a virtual clock
@@ -102,7 +102,7 @@ describe.concurrent('wire', () => {
       }
     });
 
-    it('W2 POST /tasks refused: retried (provably never sent), exit 8, not "outcome unknown"', async () => {
+    it('W2 POST /tasks refused: resent (provably never sent), exit 8, not "outcome unknown"', async () => {
       const home = isolatedHome();
       try {
         // Prices come from the local cache (kept per base URL), so the POST is the first request.
@@ -129,7 +129,7 @@ describe.concurrent('wire', () => {
       }
     });
 
-    it('W3 GET reset before the server processed it: retried once, exit 0', () =>
+    it('W3 GET reset before the server processed it: resent once, exit 0', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'reset-before', count: 1 });
         const result = await world.inProcess(['balance']);
@@ -326,7 +326,7 @@ describe.concurrent('wire', () => {
       );
     });
 
-    it('W12 an HTML 502 page from a proxy on GET: retried, exit 8, no HTML echoed', () =>
+    it('W12 an HTML 502 page from a proxy on GET: resent, exit 8, no HTML echoed', () =>
       withWorld(async (world) => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'non-json', count: 4 });
         const result = await world.inProcess(['balance']);
@@ -432,7 +432,7 @@ describe.concurrent('wire', () => {
         },
       ));
 
-    it('W19 429 asking for more than 60 s: exit 7 at once, quoting the wish, no retry', () =>
+    it('W19 429 asking for more than 60 s: exit 7 at once, quoting the wish, not resent', () =>
       withScript(
         () => ({ status: 429, body: limited, headers: { 'Retry-After': '120' } }),
         async (server, cli) => {

@@ -26,7 +26,7 @@ function sandboxSockets(origin: string): number {
 }
 
 describe('sandbox close()', () => {
-  it('stops lifecycle and retry timers, ends delayed requests and closes every socket', async () => {
+  it('stops lifecycle and redelivery timers, ends delayed requests and closes every socket', async () => {
     const receiver = await startReceiver(() => 500);
     const { scheduler, pending } = recordingScheduler();
     // Items of 40 s: the task's completion is still ahead at close(); the failed delivery retries 5 s × 4 = 20 s after
@@ -51,7 +51,7 @@ describe('sandbox close()', () => {
     expect(sandboxSockets(sb.origin)).toBeGreaterThanOrEqual(3); // the listener and both ends of the held request
     const [pending0] = (await admin(sb, '/deliveries')).body.deliveries;
     expect(pending0).toMatchObject({ state: 'retrying', attempts: [{ statusCode: 500 }] });
-    // The retry (20 s), the delayed answer (60 s) and the task's next transition (its completion: two items of 40 s).
+    // The redelivery (20 s), the delayed answer (60 s) and the task's next transition (its completion: two items of 40 s).
     const delays = [...pending.values()];
     expect(delays).toContain(20_000);
     expect(delays).toContain(60_000);

@@ -27,7 +27,7 @@ const EXIT_BY_CODE: Record<string, number> = {
 interface Recorder {
   requests: WireRequest[];
   baseUrl: string;
-  /** From now on, answer `operationId` with this status and example (a retry gets it too); else its success examples in turn. */
+  /** From now on, answer `operationId` with this status and example (a resend gets it too); else its success examples in turn. */
   answer: (operationId: string, status: number, example: string) => void;
   close: () => Promise<void>;
 }

@@ -87,7 +87,7 @@ describe('docs/openapi.json', () => {
   });
 
   it('states the constants taskctl and its sandbox restate: webhook delays, the dedupe memory, the User-Agent', () => {
-    const delays = contract.components.responses.WebhookFailed['x-retry-delays-seconds'] as number[];
+    const delays = contract.components.responses.WebhookFailed['x-redelivery-delays-seconds'] as number[];
     expect(REDELIVERY_DELAYS_MS).toEqual(delays.map((seconds) => seconds * 1000));
     // The listener remembers a delivery at least as long as the service may send it again.
     expect(DEDUPE_MINIMUM_MS).toBeGreaterThan(delays.reduce((sum, seconds) => sum + seconds, 0) * 1000);
