@@ -1,5 +1,5 @@
 /**
- * Durations, both ways: typed by people (`parseDuration`: `500ms`, `30s`, `5m`, `1h`, plain seconds) and written for
+ * Durations, both ways: typed by people (`parseDuration`: `500ms`, `30s`, `5m`, `1h`, `1h30m`, plain seconds) and written for
  * them (`formatDuration`: `0.3s`, `1m30s`, `2h5m` in messages and traces; `clockTime`: `0:07`, `1:02:03`, a running
  * clock in the live progress block, fixed-width per magnitude). One module for every length of time taskctl reads or
  * prints.
@@ -7,22 +7,43 @@
 import { UsageError } from '../errors.js';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+/** A plain number (seconds), or parts of number and unit, largest unit first, each once: `90`, `5m`, `1h30m`, `2m5.5s`. */
+const PLAIN = /^\d+(?:\.\d+)?$/;
+const PART = /(\d+(?:\.\d+)?)(ms|h|m|s)/y;
+const UNIT_ORDER = ['h', 'm', 's', 'ms'] as const;
+
+/** The milliseconds `text` names, or undefined when it is not a duration (the sum may still be too large). */
+function durationMs(text: string): number | undefined {
+  if (PLAIN.test(text)) return Number(text) * UNIT_MS.s;
+  let total = 0;
+  let rank = -1;
+  PART.lastIndex = 0;
+  while (PART.lastIndex < text.length) {
+    const part = PART.exec(text);
+    if (part === null) return undefined;
+    const unit = part[2] as (typeof UNIT_ORDER)[number]; // PART admits only these units
+    if (UNIT_ORDER.indexOf(unit) <= rank) return undefined;
+    rank = UNIT_ORDER.indexOf(unit);
+    total += Number(part[1]) * UNIT_MS[unit];
+  }
+  return text === '' ? undefined : total;
+}
 
 /** The longest duration taskctl reads (a year): past it, `parseDuration` refuses the value (exit 2). */
 export const LONGEST_DURATION_MS = 365 * 24 * 3_600_000;
 
-/** Parses `500ms`, `30s`, `5m`, `1h` or plain seconds (`90`, `1.5`) into milliseconds. */
+/**
+ * Parses `500ms`, `30s`, `5m`, `1h`, what `formatDuration` prints (`1h30m`, `2m5s`, `1.5s`) or plain seconds (`90`,
+ * `1.5`) into milliseconds: a duration a message quotes can be typed back into a flag.
+ */
 export function parseDuration(text: string, flag = 'duration'): number {
-  const match = DURATION.exec(text.trim());
-  if (!match) {
+  const ms = durationMs(text.trim());
+  if (ms === undefined) {
     throw new UsageError(
       `invalid ${flag} "${text}"`,
-      'Use a number with a unit: 500ms, 30s, 5m, 1h (plain numbers are seconds).',
+      'Use a number with a unit: 500ms, 30s, 5m, 1h, 1h30m (plain numbers are seconds).',
     );
   }
-  const unit = (match[2] ?? 's') as keyof typeof UNIT_MS; // DURATION admits only these units
-  const ms = Number(match[1]) * UNIT_MS[unit];
   if (!Number.isFinite(ms) || ms > LONGEST_DURATION_MS) {
     throw new UsageError(`${flag} "${text}" is too large`, 'Use at most a year.');
   }

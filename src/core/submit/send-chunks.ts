@@ -4,6 +4,7 @@
  * full disk), the create in flight finishes, no further chunk is started, every task created is named on stderr, and
  * the exit code is 14.
  */
+import { formatDuration } from '../../lib/duration.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
@@ -542,7 +543,7 @@ function unsearchedResume(job: JobRef, failure: ReuseUnsearchedError): string {
   }
   const skip = `without looking: ${resumeCommand(job, ' --no-reuse')}`;
   if (failure.shorter === undefined) return `Continue it ${skip}`;
-  const window = `${Math.round(failure.shorter / 60_000)}m`;
+  const window = formatDuration(failure.shorter);
   // What the shorter window leaves out, said beside it: the part of the job's window the walk could not search.
   const searched = failure.searched;
   const left =

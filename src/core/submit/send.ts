@@ -303,7 +303,7 @@ function unsearched(
   const shorter =
     covers === undefined
       ? undefined
-      : `--reuse-window ${covered}m, a window ${by}; ${notLookedAt(covers, since, window)}`;
+      : `--reuse-window ${formatDuration(covers)}, a window ${by}; ${notLookedAt(covers, since, window)}`;
   const searched = { window, since, by };
   if (at.exclude.ids.size > 0)
     return new ReuseUnsearchedError(
@@ -336,7 +336,7 @@ export function notLookedAt(
   window: number,
   { what, run }: { what: string; run: string } = { what: 'these items', run: 're-run' },
 ): string {
-  const m = `${Math.round(shorter / 60_000)}m`;
+  const m = formatDuration(shorter);
   const from =
     since === undefined
       ? `within the ${formatDuration(window)} window but`
