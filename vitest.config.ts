@@ -11,11 +11,11 @@ export default defineConfig({
     // but each worker pays once for the module graph, the first sandbox and fast-check's tables, and on a loaded
     // machine more files at once meant more of them past their bounds.
     maxWorkers: 3,
-    // After each test: the sandboxes `runTaskctl` started closed and every mocked request checked as used (test/setup/settle.ts).
-    setupFiles: ['test/setup/settle.ts'],
+    // After each test: the sandboxes `runTaskctl` started closed and every mocked request checked as used (test/setup/after-each-checks.ts).
+    setupFiles: ['test/setup/after-each-checks.ts'],
     // Temporary files on a RAM file system where there is one (journals are fsynced): test/setup/scratch-on-tmpfs.ts.
-    // One bundle code cache for the e2e worlds' homes, so spawns start warm: test/setup/code-cache.ts.
-    globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/code-cache.ts'],
+    // One bundle code cache for the e2e worlds' homes, so spawns start warm: test/setup/shared-code-cache.ts.
+    globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/shared-code-cache.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
     // The long tiers (hardening, e2e, browser, sandbox) first, so the run does not end on one long file alone; CI has

@@ -10,6 +10,6 @@ export default defineConfig({
     include: ['test/campaign/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 30_000,
-    setupFiles: ['test/setup/settle.ts'],
+    setupFiles: ['test/setup/after-each-checks.ts'],
   },
 });

@@ -1,5 +1,5 @@
 /**
- * The harness's homes: a world's home shares the run's bundle code cache (test/setup/code-cache.ts), so a spawned
+ * The harness's homes: a world's home shares the run's bundle code cache (test/setup/shared-code-cache.ts), so a spawned
  * taskctl starts warm once any home ran the same command; a home made alone is a first run's, with nothing in it.
  */
 import { mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
@@ -39,7 +39,7 @@ describe('homes and the bundle code cache', { concurrent: true, timeout: 60_000 
     const alone = isolatedHome();
     try {
       const shared = suiteCodeCache();
-      expect(shared).toBeDefined(); // vitest.config.ts runs test/setup/code-cache.ts
+      expect(shared).toBeDefined(); // vitest.config.ts runs test/setup/shared-code-cache.ts
       expect(realpathSync(codeCacheOf(world.home.env.TASKCTL_CACHE_DIR))).toBe(realpathSync(shared ?? ''));
       expect(readdirSync(alone.dir)).toEqual([]);
     } finally {

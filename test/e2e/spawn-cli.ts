@@ -67,7 +67,7 @@ export function isolatedHome(options: { codeCache?: string | undefined } = {}): 
 }
 
 /**
- * The run's shared bundle code cache (test/setup/code-cache.ts): each command is compiled cold about once per run
+ * The run's shared bundle code cache (test/setup/shared-code-cache.ts): each command is compiled cold about once per run
  * instead of once per home. Undefined in a run without that global setup: homes then start cold.
  */
 export function suiteCodeCache(): string | undefined {

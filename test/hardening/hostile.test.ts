@@ -43,7 +43,7 @@ describe('hostile server: big answers, in-process (peak RSS: scripts/hostile-mat
   // (H4 in JSON), `show (ndjson)` × `long-strings` (H14); spawned here they cost the suite ~10 s of CPU.
   // A streamed answer puts V8 in its memory-saving mode for the rest of the process (src/api/request.ts): undone after
   // each row of this block, so the rows that follow do not pay its extra collections; the concurrent rows further down
-  // (H4, H10) leave it to test/setup/settle.ts, which undoes it after each file.
+  // (H4, H10) leave it to test/setup/after-each-checks.ts, which undoes it after each file.
   afterEach(() => {
     setFlagsFromString('--no-optimize-for-size');
   });

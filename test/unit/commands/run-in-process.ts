@@ -62,7 +62,7 @@ const liveApis: MockApi[] = [];
 const liveSandboxes: Array<{ close: () => Promise<void> }> = [];
 
 /**
- * After each test (test/setup/settle.ts registers it for every test file: with `isolate: false` this module is
+ * After each test (test/setup/after-each-checks.ts registers it for every test file: with `isolate: false` this module is
  * evaluated once per worker, so a hook registered here would follow only the first file): closes the sandboxes and
  * verifies the MockApis of the test that ended.
  */

@@ -4,7 +4,9 @@
  * and a command's file beside its run function's (`commands/x.ts` ↔ `core/x.ts`: the same command in two layers).
  * The same under test/ (test/README.md says where each test lives), where the same role in parallel folders may share a
  * name: one scenario of several commands (`commands/show/job.test.ts`, `commands/retry/job.test.ts`). A helper is
- * named for what it does (`unit/commands/run-in-process.ts`, `e2e/spawn-cli.ts`).
+ * named for what it does (`unit/commands/run-in-process.ts`, `e2e/spawn-cli.ts`). And across src/, test/ and
+ * scripts/: a test helper or a script is not named like a module of another tree (`setup/after-each-checks.ts`, not
+ * `settle.ts`, which src/core/submit/ has).
  */
 import { readdirSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -82,8 +84,8 @@ describe('file names under test/ say which subject', () => {
     expect(
       collisions(['test/unit/commands/show/job.test.ts', 'test/unit/commands/retry/job.test.ts'], allowedInTest),
     ).toEqual([]);
-    // Two helpers of different roles under one name: a stack line or a tab reading `harness.ts` named either.
-    expect(collisions(['test/e2e/harness.ts', 'test/unit/commands/harness.ts'], allowedInTest)).toHaveLength(1);
+    // Two helpers of different roles under one name: a stack line or a tab reading `helpers.ts` named either.
+    expect(collisions(['test/e2e/helpers.ts', 'test/unit/commands/helpers.ts'], allowedInTest)).toHaveLength(1);
   });
 
   it('no two files of test/ share a base name unless they play the same role in parallel folders', () => {
@@ -91,5 +93,22 @@ describe('file names under test/ say which subject', () => {
     expect(files.length).toBeGreaterThan(200);
     // A new file named like another: name it for its subject (`journal-resume.test.ts`, `tty-prompt.test.ts`).
     expect(collisions(files, allowedInTest)).toEqual([]);
+  });
+});
+
+describe('file names across src/, test/ and scripts/ say which one', () => {
+  const allowedAcross = (name: string, same: readonly string[]): boolean =>
+    allowedInSrc(name, same) || allowedInTest(name, same);
+
+  it('finds a test helper or a script named like a module (the check itself works)', () => {
+    expect(collisions(['src/core/submit/settle.ts', 'test/setup/settle.ts'], allowedAcross)).toHaveLength(1);
+    expect(collisions(['scripts/listen-load.ts', 'test/load/listen-load.ts'], allowedAcross)).toHaveLength(1);
+    expect(collisions(['src/commands/wait.ts', 'src/core/wait.ts', 'test/unit/x.test.ts'], allowedAcross)).toEqual([]);
+  });
+
+  it('no file of test/ or scripts/ shares a base name with a file of another of the three', () => {
+    const files = ['src', 'test', 'scripts'].flatMap((dir) => sourceFiles(join(ROOT, dir)));
+    // A helper or a script named like a module: name it for its own role (`after-each-checks.ts`, `load-listen.ts`).
+    expect(collisions(files, allowedAcross)).toEqual([]);
   });
 });
