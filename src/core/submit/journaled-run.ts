@@ -820,26 +820,22 @@ async function resumeOne(
   } catch {
     place = { ...place, store: undefined }; // locked beside the journal instead
   }
+  // Its hints name this very resume: its spending flags, and --adopt and --resend (its exit 2 for a gone journal too).
+  const thisResume: Omit<JobRef, 'id'> = {
+    refused: options.skipRefused === true,
+    ...spendingFlags(options),
+    unrecorded: () =>
+      [
+        ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
+        ...(options.resend ?? []).map((c) => ` --resend ${c}`),
+      ].join(''),
+  };
   let opened: ReturnType<typeof openJournal>;
   try {
     // A resume never makes a journal.
-    opened = openJournal(
-      place,
-      ctx.clock.now(),
-      elsewhereOf(ctx.env, options, {
-        refused: options.skipRefused === true,
-        ...spendingFlags(options),
-        // Its exit 2 for a gone journal names this very resume with the window: --adopt and --resend too.
-        unrecorded: () =>
-          [
-            ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
-            ...(options.resend ?? []).map((c) => ` --resend ${c}`),
-          ].join(''),
-      }),
-      true,
-    );
+    opened = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options, thisResume), true);
   } catch (error) {
-    throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path) : error;
+    throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path, thisResume) : error;
   }
   const { file } = opened;
   if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
@@ -949,7 +945,12 @@ function reuseOf(job: Job, options: ResumeOptions): ResumeOptions {
  * on a read-only file system): a copy of the journal, locked by the job's id in this state directory, which then
  * names the copy as the job's journal.
  */
-function goOnElsewhere(error: JobUnwritableError, store: JobStore, journal: string): UsageError {
+function goOnElsewhere(
+  error: JobUnwritableError,
+  store: JobStore,
+  journal: string,
+  resume: Omit<JobRef, 'id'>,
+): UsageError {
   const { where } = error;
   const stateDir = store.dir;
   const inState = (path: string) => path.startsWith(`${stateDir}${sep}`);
@@ -968,12 +969,12 @@ function goOnElsewhere(error: JobUnwritableError, store: JobStore, journal: stri
     const job = store.locate(id) === undefined ? journal : id;
     return new UsageError(
       `${error.message} (the state directory ${stateDir} is read-only)`,
-      `Continue it from a writable copy of the state directory, and use only that one for this job from now on: cp -a ${shellWord(stateDir)} NEW && TASKCTL_STATE_DIR=NEW taskctl resume ${shellWord(job)}`,
+      `Continue it from a writable copy of the state directory, and use only that one for this job from now on: cp -a ${shellWord(stateDir)} NEW && TASKCTL_STATE_DIR=NEW ${resumeCommand({ ...resume, id: job })}`,
     );
   }
   return new UsageError(
     error.message,
-    `Continue it from a copy in a directory you can write, and only from there from now on (a copy is the same job): cp ${shellWord(journal)} DIR/ && taskctl resume DIR/${shellWord(basename(journal))}`,
+    `Continue it from a copy in a directory you can write, and only from there from now on (a copy is the same job): cp ${shellWord(journal)} DIR/ && ${resumeCommand({ ...resume, id: `DIR/${basename(journal)}` })}`,
   );
 }
 

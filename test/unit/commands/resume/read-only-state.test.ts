@@ -63,6 +63,21 @@ it('a copy resumed under a read-only state directory: exit 2 naming a writable c
   expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1, 1]);
 });
 
+it('the refusal repeats the spending flags the resume was given: followed word for word in a script, it finishes the job', async () => {
+  const id = await stoppedJob();
+  const state = join(dir, 'state');
+  const refused = await readOnly(state, ['resume', id, '--yes', '--max-cost', '500']);
+  expect(refused.code, refused.stderr).toBe(2);
+  const hint = /cp -a (\S+) NEW && TASKCTL_STATE_DIR=NEW taskctl (resume .*)\n$/.exec(refused.stderr);
+  expect(hint?.[2], refused.stderr).toBe(`resume ${id} --yes --max-cost 500`);
+
+  const copy = join(dir, 'NEW');
+  cpSync(state, copy, { recursive: true });
+  const resumed = await run(hint?.[2]?.split(' ') ?? [], { TASKCTL_STATE_DIR: copy });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1, 1]);
+});
+
 it("the hint followed, then the original resumed once it can be written: it takes the copy's tasks and pays nothing", async () => {
   const id = await stoppedJob();
   const state = join(dir, 'state');
