@@ -1,8 +1,8 @@
 /**
- * `taskctl sandbox --state F` killed with SIGKILL under a create load, then restarted (#17): every task answered 201
- * is still there with its items, and no id is ever handed to two tasks; while it runs, a second sandbox on the same
- * file exits 2 naming it (`main()` in this process), and the last one stops at SIGHUP with exit 0.
- * SANDBOX_KILL_ROUNDS=30 runs the long form. A port in use (exit 2, not "a bug"): sandbox-command.test.ts.
+ * `taskctl sandbox --state F` killed with SIGKILL under a create load, then restarted
+ * (docs/sandbox.md#state-file---state-file): every task answered 201 is still there with its items, and no id is ever
+ * handed to two tasks; while it runs, a second sandbox on the same file exits 2 naming it (`main()` in this process),
+ * and the last one stops at SIGHUP with exit 0. SANDBOX_KILL_ROUNDS=30 runs the long form. A port in use (exit 2, not "a bug"): sandbox-command.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
