@@ -13,7 +13,7 @@ export interface GithubReportOptions {
   ephemeral?: boolean | undefined;
 }
 
-/** GitHub shows at most 10 error annotations per step (actions/toolkit docs/problem-matchers.md); more are dropped. */
+/** GitHub shows at most 10 error annotations per step; more are dropped. */
 const MAX_ERROR_ANNOTATIONS = 10;
 /** A summary is capped at 1 MiB per step: list this many failed items, then a count. */
 const MAX_LISTED_FAILURES = 50;

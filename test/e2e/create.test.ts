@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runProcess, startWorld, type E2EWorld } from './spawn-cli.js';
+import { BIN, exitOf, runProcess, startWorld, type E2EWorld } from './spawn-cli.js';
 
 interface SandboxState {
   balance: number;
@@ -345,7 +345,7 @@ describe('Ctrl-C (a real SIGINT)', () => {
         child.kill('SIGINT');
       }
     });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code } = await exitOf(child, { timeoutMs: 25_000, describe: () => `stderr so far: ${stderr}` });
     expect(code, stderr).toBe(130);
     expect(stderr).toMatch(/interrupted while checking whether the task was created .*: it may have been created/);
     expect(stderr).toMatch(/Continue it with: taskctl resume j-[0-9a-z]+\n$/);

@@ -3,10 +3,9 @@
  * is spawned only for `--version` (its shim) and a reader of stdout or stderr that goes away (a real pipe).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, type E2EWorld } from './spawn-cli.js';
+import { BIN, exitOf, startWorld, type E2EWorld } from './spawn-cli.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 let world: E2EWorld;
@@ -378,7 +377,7 @@ describe('errors and configuration', () => {
     child.stderr.destroy();
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    const [code] = (await once(child, 'close')) as [number | null];
+    const { code } = await exitOf(child, { describe: () => `stdout so far: ${stdout}` });
     expect({ code, stdout }).toEqual({ code: 5, stdout: '' });
   });
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
-import { BIN, isolatedHome, runCli, waitFor, type IsolatedHome } from './spawn-cli.js';
+import { BIN, exitOf, isolatedHome, runCli, waitFor, type IsolatedHome } from './spawn-cli.js';
 
 let home: IsolatedHome | undefined;
 let sandbox: ChildProcess | undefined;
@@ -70,7 +70,7 @@ describe('taskctl sandbox', () => {
     expect(balance.stdout).toBe('49\tcoins\n');
 
     child.kill('SIGTERM');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code } = await exitOf(child, { timeoutMs: 15_000, describe: () => `stderr so far: ${stderr}` });
     expect(code).toBe(0);
     expect(stderr).toMatch(/state saved/);
     expect(existsSync(state)).toBe(true);

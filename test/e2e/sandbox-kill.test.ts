@@ -1,21 +1,23 @@
 /**
- * `taskctl sandbox --state F` killed with SIGKILL under a create load, then restarted (#17): every task answered 201
- * is still there with its items, and no id is ever handed to two tasks; while it runs, a second sandbox on the same
- * file exits 2 naming it (`main()` in this process), and the last one stops at SIGHUP with exit 0.
- * SANDBOX_KILL_ROUNDS=30 runs the long form. A port in use (exit 2, not "a bug"): sandbox-command.test.ts.
+ * `taskctl sandbox --state F` killed with SIGKILL under a create load, then restarted
+ * (docs/sandbox.md#state-file---state-file): every task answered 201 is still there with its items, and no id is ever
+ * handed to two tasks; while it runs, a second sandbox on the same file exits 2 naming it (`main()` in this process),
+ * and the last one stops at SIGHUP with exit 0. SANDBOX_KILL_ROUNDS=30 runs the long form. A port in use (exit 2, not "a bug"): sandbox-command.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
-import { BIN, isolatedHome, waitFor, type IsolatedHome } from './spawn-cli.js';
+import { BIN, exitOf, isolatedHome, waitFor, type IsolatedHome } from './spawn-cli.js';
 
 const ROUNDS = Number(process.env.SANDBOX_KILL_ROUNDS ?? 3);
 const WORKERS = 8;
 
 let home: IsolatedHome | undefined;
 let child: ChildProcess | undefined;
+/** What the sandbox process of the moment printed on stderr. */
+let childStderr = '';
 // The sandbox is stopped and has exited before its home goes: it may still be writing its state there.
 afterEach(async () => {
   const running = child;
@@ -39,15 +41,15 @@ async function startSandboxProcess(state: string): Promise<{ url: string; key: s
     },
   );
   let stdout = '';
-  let stderr = '';
+  childStderr = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (childStderr += c));
   await waitFor(
     () => {
-      if (child!.exitCode !== null) throw new Error(`the sandbox exited before starting: ${stderr}`);
+      if (child!.exitCode !== null) throw new Error(`the sandbox exited before starting: ${childStderr}`);
       return /TASKCTL_API_KEY=\S+\n/.test(stdout);
     },
-    { timeoutMs: 15_000, describe: () => `the sandbox did not start: stdout ${stdout}, stderr ${stderr}` },
+    { timeoutMs: 15_000, describe: () => `the sandbox did not start: stdout ${stdout}, stderr ${childStderr}` },
   );
   return {
     url: /TASKCTL_BASE_URL=(\S+)/.exec(stdout)![1]!,
@@ -162,9 +164,9 @@ describe('sandbox --state under kill -9', () => {
       expect(second.stderr).not.toMatch(/if none is running/);
       // SIGHUP is a requested stop for a server: exit 0 (docs/behaviour.md#exit-codes; SIGTERM: sandbox-command.test.ts).
       const last = child!;
-      const stopped = new Promise<number | null>((resolve) => last.once('exit', (code) => resolve(code)));
       last.kill('SIGHUP');
-      expect(await stopped).toBe(0);
+      const stopped = await exitOf(last, { on: 'exit', describe: () => `stderr so far: ${childStderr}` });
+      expect(stopped.code).toBe(0);
       if (process.env.SANDBOX_KILL_ROUNDS)
         process.stderr.write(
           `sandbox kill campaign: ${ROUNDS} kills, ${acked.size} tasks acknowledged, ${lost} lost, ${duplicates.length} ids handed out twice\n`,

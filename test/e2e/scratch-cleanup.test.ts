@@ -9,7 +9,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
-import { BIN, isolatedHome, type IsolatedHome } from './spawn-cli.js';
+import { BIN, exitOf, isolatedHome, waitFor, type IsolatedHome } from './spawn-cli.js';
 
 /** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB), so side A spills. Side B is
  * one item: one side spilling makes the scratch dir. Few items with a long note: the bytes spill a run, while the work
@@ -32,10 +32,24 @@ beforeAll(() => {
 afterAll(() => home.cleanup());
 
 /** A fresh temp dir for one run, and its taskctl scratch dirs. */
-function tempDir(name: string): { dir: string; scratch: () => string[] } {
+function tempDir(name: string): { dir: string; scratch: () => string[]; listing: () => string } {
   const dir = join(home.dir, name);
   mkdirSync(dir);
-  return { dir, scratch: () => readdirSync(dir).filter((entry) => entry.startsWith('taskctl-')) };
+  const scratch = () => readdirSync(dir).filter((entry) => entry.startsWith('taskctl-'));
+  /** Each scratch dir with what it holds, for a failure message. */
+  const listing = () =>
+    JSON.stringify(
+      Object.fromEntries(
+        scratch().map((entry) => {
+          try {
+            return [entry, readdirSync(join(dir, entry))];
+          } catch (error) {
+            return [entry, String(error)];
+          }
+        }),
+      ),
+    );
+  return { dir, scratch, listing };
 }
 
 /** `taskctl diff A B -o FORMAT > /dev/full`: exit code and stderr. */
@@ -48,7 +62,11 @@ function diffToFull(format: string, tmp: string): Promise<{ code: number | null;
   closeSync(full);
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  // The whole run, a diff of two large files on a loaded machine: within the test's 60 s.
+  return exitOf(child, { timeoutMs: 50_000, describe: () => `stderr so far: ${stderr}` }).then(({ code }) => ({
+    code,
+    stderr,
+  }));
 }
 
 describe('diff scratch files', () => {
@@ -74,16 +92,15 @@ describe('diff scratch files', () => {
         env: { ...home.env, PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmp.dir },
         stdio: 'ignore',
       });
-      const ended = new Promise((resolve) => child.once('exit', resolve));
       // Killed once its first run is on disk.
-      await expect
-        .poll(() => tmp.scratch().some((name) => readdirSync(join(tmp.dir, name)).includes('run-1')), {
-          timeout: 30_000,
-          interval: 20,
-        })
-        .toBe(true);
+      await waitFor(() => tmp.scratch().some((name) => readdirSync(join(tmp.dir, name)).includes('run-1')), {
+        timeoutMs: 30_000,
+        everyMs: 20,
+        describe: () =>
+          `no run-1 yet; ${tmp.listing()}; the diff ${child.exitCode === null ? 'runs' : `exited ${child.exitCode}`}`,
+      });
       child.kill('SIGKILL');
-      await ended;
+      await exitOf(child, { on: 'exit', describe: () => 'stdio ignored' });
       expect(tmp.scratch()).toHaveLength(1);
       const small = join(home.dir, 'small.ndjson');
       writeFileSync(small, '{"target":"a.com","status":"completed"}\n');

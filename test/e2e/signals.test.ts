@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../clock.js';
-import { BIN, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
+import { BIN, exitOf, postsReceived, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 
 // One sandbox for the file: each test follows a task of its own.
 let world: E2EWorld;
@@ -46,13 +46,13 @@ async function stopWith(
     seen += chunk;
   });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (seen += chunk));
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const closed = () => exitOf(child, { describe: () => `output so far: ${seen}` });
   try {
     // Start-up under load can take seconds: a generous bound, which fails with what was printed.
     await waitFor(() => ready.test(seen), { timeoutMs: 20_000, describe: () => `output so far: ${seen}` });
   } catch (error) {
     child.kill('SIGKILL');
-    await closed;
+    await closed();
     throw error;
   }
   if (options.closeOutput) {
@@ -61,7 +61,7 @@ async function stopWith(
     child.stderr.destroy();
   }
   child.kill(signal);
-  return { code: await closed, stderr };
+  return { code: (await closed()).code, stderr };
 }
 
 // A bound, not a measure: a spawn's start-up waits up to 20 s above, after the file's first in-process run.

@@ -1,5 +1,5 @@
 /** E2E harness: spawns the real bin/taskctl.js (built dist/) against a sandbox on port 0, with an isolated environment. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -11,9 +11,48 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { FakeClock } from '../clock.js';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { waitFor } from '../wait-for.js';
 
 /** Waits on an event (a line printed, a request seen) with a bound that fails saying what it saw. */
 export { waitFor } from '../wait-for.js';
+
+export interface ExitOfOptions {
+  /** How long the process may take to end on a loaded machine; default 20 s. */
+  timeoutMs?: number;
+  /** What it printed so far, for the failure message. */
+  describe: () => string;
+  /**
+   * `close` (default): exited and its output read to the end. `exit`: exited, for a child whose pipes nobody reads
+   * to their end (they would keep `close` from coming).
+   */
+  on?: 'close' | 'exit';
+}
+
+/**
+ * How a spawned child ended, with a bound of its own: past `timeoutMs` it is killed (SIGKILL) and the test fails with
+ * what it printed, not with vitest's "Test timed out". Call it before the child can have ended (right after the signal
+ * that ends it, or before its output is awaited); an end already past is found too.
+ */
+export async function exitOf(
+  child: ChildProcess,
+  options: ExitOfOptions,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const { timeoutMs = 20_000, on = 'close' } = options;
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  const streamsClosed = [child.stdin, child.stdout, child.stderr].every((stream) => stream === null || stream.closed);
+  if (exited && (on === 'exit' || streamsClosed)) ended = { code: child.exitCode, signal: child.signalCode };
+  else child.once(on, (code: number | null, signal: NodeJS.Signals | null) => (ended = { code, signal }));
+  try {
+    return await waitFor(() => ended, {
+      timeoutMs,
+      describe: () => `process ${child.pid} still running (killed now); it printed: ${options.describe()}`,
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
 
 export const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 

@@ -4,7 +4,6 @@
  * codes as the full path. That every help text equals commander's is checked in process (test/unit/boot).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import {
   chownSync,
   closeSync,
@@ -24,7 +23,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { systemClock } from '../../src/lib/time.js';
 import { createMemoryIO } from '../../src/output/memory-io.js';
-import { BIN, isolatedHome, runCli, runProcess, startWorld, type E2EWorld, type IsolatedHome } from './spawn-cli.js';
+import {
+  BIN,
+  exitOf,
+  isolatedHome,
+  runCli,
+  runProcess,
+  startWorld,
+  type E2EWorld,
+  type IsolatedHome,
+} from './spawn-cli.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 /** What commander prints for `args` when stdout is not a terminal, in process, from src/. */
@@ -354,7 +362,10 @@ describe.skipIf(!existsSync('/dev/full'))(
         let stderr = '';
         child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
         child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-        const [status] = (await once(child, 'close')) as [number | null];
+        const { code: status } = await exitOf(child, {
+          timeoutMs: 60_000, // the whole run, within the describe's 90 s
+          describe: () => `stdout so far: ${stdout}; stderr so far: ${stderr}`,
+        });
         return { status, stdout, stderr };
       } finally {
         closeSync(fd);
@@ -412,7 +423,10 @@ describe.skipIf(smallDisk === undefined)(
         });
         let stderr = '';
         child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-        const [status] = (await once(child, 'close')) as [number | null];
+        const { code: status } = await exitOf(child, {
+          timeoutMs: 45_000, // the whole run, within the describe's 60 s
+          describe: () => `stderr so far: ${stderr}`,
+        });
         expect({ status, stderr }).toEqual({
           status: 14,
           stderr: 'error: cannot write the output (the disk is full)\n',

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { codeCacheFile } from '../../src/boot/code-cache.js';
 import { CompletionCacheStore } from '../../src/store/cache.js';
 import { openConfig } from '../../src/store/config-file.js';
-import { postsReceived, runCli, startWorld, type E2EWorld } from './spawn-cli.js';
+import { exitOf, postsReceived, runCli, startWorld, waitFor, type E2EWorld } from './spawn-cli.js';
 
 let root: string;
 let dir: string;
@@ -65,16 +65,25 @@ describe('config file across processes', () => {
       const child = spawn(process.execPath, [writer, dir, String(12 * 1024 * 1024)], {
         stdio: 'ignore',
       });
-      const exited = new Promise((resolve) => child.on('exit', resolve));
       let looks = 0;
-      while (child.exitCode === null && child.signalCode === null && !caught) {
-        looks++;
-        if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
-          child.kill('SIGKILL');
-          caught = true;
-        } else await new Promise((resolve) => setTimeout(resolve, 1));
+      // Looked at every millisecond until a temp file shows or the writer has ended (then: not caught, try again).
+      const seen = await waitFor(
+        () => {
+          if (child.exitCode !== null || child.signalCode !== null) return 'ended';
+          looks++;
+          return readdirSync(dir).some((name) => name.endsWith('.tmp')) && 'tmp';
+        },
+        {
+          timeoutMs: 20_000,
+          everyMs: 1,
+          describe: () => `the writer still runs after ${looks} looks; dir: ${readdirSync(dir).sort().join(', ')}`,
+        },
+      );
+      if (seen === 'tmp') {
+        child.kill('SIGKILL');
+        caught = true;
       }
-      await exited;
+      await exitOf(child, { on: 'exit', describe: () => 'stdio ignored' });
       if (!caught) {
         const end = child.signalCode ?? `exit ${child.exitCode}`;
         missed.push(`write ${attempt + 1}: ${end} after ${looks} looks; dir: ${readdirSync(dir).sort().join(', ')}`);
@@ -95,14 +104,12 @@ describe('completion cache across processes', () => {
     const cache = new CompletionCacheStore(root, () => 0);
     cache.account = 'account-a';
     const exits = await Promise.all(
-      [0, 1, 2, 3, 4].map(
-        (w) =>
-          new Promise<number | null>((resolve) =>
-            spawn(process.execPath, [fixture('cache-writer'), root, String(1 + w * 10), '10'], {
-              stdio: 'inherit',
-            }).on('exit', resolve),
-          ),
-      ),
+      [0, 1, 2, 3, 4].map(async (w) => {
+        const writer = spawn(process.execPath, [fixture('cache-writer'), root, String(1 + w * 10), '10'], {
+          stdio: 'inherit',
+        });
+        return (await exitOf(writer, { on: 'exit', describe: () => 'its output is inherited: above' })).code;
+      }),
     );
     expect(exits).toEqual([0, 0, 0, 0, 0]);
     expect(cache.read().tasks.map((t) => t.id)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { systemClock, type Clock } from '../../src/lib/time.js';
+import type { Clock } from '../../src/lib/time.js';
+import { SkipClock } from '../campaign/world.js';
 import { isolatedHome } from '../e2e/spawn-cli.js';
 import { KEY, runInProcess } from './scripted-server.js';
 
@@ -79,24 +80,17 @@ const ids = (stdout: string) =>
     .map((line) => Number(line.split('\t')[0]));
 
 /**
- * One clock for the sandbox and the clients, starting so that the sandbox's minute window ends `secondsLeft` from
- * now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to the sleep's end (never
- * back, never past it for concurrent sleepers), so waiting for a window costs little and request latency is not
- * magnified.
+ * One clock for the sandbox and the clients (the campaigns' SkipClock), starting so that the sandbox's minute window
+ * ends `secondsLeft` from now. It runs in real time, but a sleep takes 1/20 of its length and then moves "now" on to
+ * the sleep's end (never back, never past it for concurrent sleepers: `sharedSleeps`), so waiting for a window costs
+ * little and request latency is not magnified.
  */
-const windowEndingIn = (secondsLeft: number): Clock => {
-  const realStart = Date.now();
-  let skipped = ((60 - secondsLeft) * 1000 - (realStart % 60_000) + 60_000) % 60_000;
-  const now = () => Date.now() + skipped;
-  return {
-    now,
-    async sleep(ms, signal) {
-      const until = now() + Math.max(0, ms);
-      await systemClock.sleep(ms / 20, signal);
-      skipped = Math.max(skipped, until - Date.now());
-    },
-  };
-};
+const windowEndingIn = (secondsLeft: number): Clock =>
+  new SkipClock({
+    scale: 20,
+    offsetMs: ((60 - secondsLeft) * 1000 - (Date.now() % 60_000) + 60_000) % 60_000,
+    sharedSleeps: true,
+  });
 
 describe.concurrent('L: pacing under the rate limit', () => {
   it('L1 list --all over 5,000 tasks at 100/min: every task once, no 429', async (context) => {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generator } from '../seeded.js';
+import { waitFor } from '../wait-for.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taskctl.js', import.meta.url));
 const KEY = 'sk_load_listen_7c1e';
@@ -159,8 +160,11 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
   });
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   // Up to 30 s: a start-up on a loaded machine takes seconds.
-  for (let i = 0; i < 600 && !stderr.includes('listening for webhooks'); i++) await sleep(50);
-  if (!stderr.includes('listening for webhooks')) throw new Error(`listener did not start: ${stderr}`);
+  await waitFor(() => stderr.includes('listening for webhooks'), {
+    timeoutMs: 30_000,
+    everyMs: 50,
+    describe: () => `listener did not start: ${stderr}`,
+  });
 
   let hwmKb = 0;
   const readPeak = (): void => {

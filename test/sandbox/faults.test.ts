@@ -1,5 +1,6 @@
 import { get } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../clock.js';
 import { admin, call, createTask, start } from './sandbox-calls.js';
 
 describe('sandbox faults', () => {
@@ -162,10 +163,12 @@ describe('a handler that throws', () => {
   it('answers 500 internal_error and logs one line: what failed, the method and path, a short reason; no stack', async () => {
     const lines: string[] = [];
     let broken = false;
+    const fake = new FakeClock();
+    // The fake clock, breaking when told: the sandbox's first read of it in a request throws.
     const clock = {
       now: () => {
         if (broken) throw new TypeError("Cannot read properties of undefined (reading 'x')");
-        return Date.now();
+        return fake.now();
       },
     };
     const sb = await start({ clock, log: (line) => lines.push(line) });

@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
 import { SandboxState } from '../../src/sandbox/state.js';
+import { T0 } from '../clock.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -24,7 +25,7 @@ it('keeps a one-item task in under 250 bytes of heap (one object, no array, no i
   for (let i = 0; i < count; i++) {
     // Items as the API hands them over: parsed from a request body.
     const { items } = JSON.parse(`{"items":["task-${i}.example.com"]}`) as { items: string[] };
-    state.createTask('domain_check_availability', 'domain', items, 1, 1_764_000_000_000 + i, 200);
+    state.createTask('domain_check_availability', 'domain', items, 1, T0 + i, 200);
   }
   const perTask = (heapAfterGc() - before) / count;
   expect(state.getTask(count)?.items).toEqual([`task-${count - 1}.example.com`]);

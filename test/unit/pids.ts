@@ -24,4 +24,5 @@ export const thisPidns = (): string => readlinkSync('/proc/self/ns/pid');
 export const OTHER_BOOT = '00000000-0000-4000-8000-000000000000';
 export const OTHER_PIDNS = 'pid:[1]';
 /** Epoch ms when this machine booted. */
+// time-lint: system time (the boot time, which the OS dates, as process-owner.ts judges it)
 export const bootedAt = (): number => Date.now() - uptime() * 1000;

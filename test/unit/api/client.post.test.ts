@@ -133,7 +133,7 @@ describe('creating the task: failures after sending are ambiguous, never resent'
     const error = await failure(client.createTask(request));
     assert(error instanceof AmbiguousCreateError, `not an AmbiguousCreateError: ${String(error)}`);
     expect(error.exitCode).toBe(ExitCode.unavailable);
-    // Plain words for the codes this client knows (#14); the code itself is in the --verbose trace.
+    // Plain words for the codes this client knows (docs/behaviour.md#error-mapping); the code is in the --verbose trace.
     expect(error.message).toMatch(/^POST \/tasks may have created a task \((?!UND_ERR)[^)]+\)$/);
     expect(error.sentAtMs).toBe(T0 + 123);
     expect(error.cause).toMatchObject({ code });

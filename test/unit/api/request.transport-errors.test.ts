@@ -6,6 +6,7 @@ import { runTaskctl } from '../commands/run-in-process.js';
 import { judgeFailure, type JudgeContext } from '../../../src/api/request.js';
 import { CliError, ExitCode } from '../../../src/errors.js';
 import { createRedactor } from '../../../src/lib/redact.js';
+import { T0 } from '../../clock.js';
 
 const OPENSSL = (reason: string) =>
   `80FCC80B6B7F0000:error:0A000410:SSL routines:ssl3_read_bytes:${reason}:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 40\n`;
@@ -20,7 +21,7 @@ function context(loopback: boolean): JudgeContext {
     loopback,
     timeoutMs: 35_000,
     scrub: createRedactor(['sk_secret']),
-    now: () => 0,
+    now: () => T0,
     random: () => 0.5,
   };
 }

@@ -58,6 +58,7 @@ describe('requireWithCodeCache', () => {
 
     // Another bundle of the same length: V8 alone would take the cache; its first line (inode, size, mtime) refuses it.
     writeModule('bundle.cjs', 43);
+    // time-lint: system time (a file's mtime, which the OS dates: one other than the first bundle's)
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
     const third = requireWithCodeCache(file, cache);
     expect((third.exports as { later: () => number }).later()).toBe(43);

@@ -2,7 +2,8 @@
  * Every link to a section of the repository's Markdown (`docs/behaviour.md#jobs` in a comment, `[x](sandbox.md#dialects)`
  * or `[x](#the-contract)` in a document) names a heading that exists, by GitHub's rule for a heading's anchor:
  * lower case, punctuation other than `-` and `_` dropped, each space a `-`, a repeated heading numbered `-1`, `-2`.
- * Headings inside fenced code blocks are not headings.
+ * Headings inside fenced code blocks are not headings. A comment in src/, test/ or scripts/ cites such a section, or
+ * states the fact plainly, never an issue number (`(#` and digits): the tree is read without the tracker.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -131,5 +132,52 @@ describe('links to a section of a document name a heading that exists', () => {
     });
     expect(all.length).toBeGreaterThan(200);
     expect(brokenLinks(all, readRepo)).toEqual([]);
+  });
+});
+
+/** An issue number in parentheses, as a comment would cite one. */
+const ISSUE_NUMBER = /\(#\d+\)/;
+
+/** Each comment of a source text (line and block) with the line it starts on; strings are not comments. */
+function comments(text: string): Array<{ line: number; text: string }> {
+  const found: Array<{ line: number; text: string }> = [];
+  const lineAt = (index: number) => text.slice(0, index).split('\n').length;
+  for (const match of text.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*/g))
+    match[0].split('\n').forEach((part, offset) => found.push({ line: lineAt(match.index) + offset, text: part }));
+  return found;
+}
+
+/** Each comment line citing an issue number, as `path:line: the line`. */
+function issueNumbers(from: string, text: string): string[] {
+  return comments(text)
+    .filter((comment) => ISSUE_NUMBER.test(comment.text))
+    .map((comment) => `${from}:${comment.line}: ${comment.text.trim()}`);
+}
+
+describe('comments cite the repository, never an issue number', () => {
+  it('finds an issue number in a line or block comment, not in code or a string (the check itself works)', () => {
+    // Put together from pieces, so this file holds none itself.
+    const number = ['(#', '14)'].join('');
+    const text = [
+      `// Plain words for the codes ${number}; the code is in the trace.`,
+      `/**\n * killed, then restarted ${number}: every task kept\n */`,
+      `const colour = '${number}';`,
+      `const url = 'https://example.com/${number}';`,
+      '// Plain words (docs/behaviour.md#error-mapping).',
+    ].join('\n');
+    expect(issueNumbers('src/x.ts', text)).toEqual([
+      `src/x.ts:1: // Plain words for the codes ${number}; the code is in the trace.`,
+      `src/x.ts:3: * killed, then restarted ${number}: every task kept`,
+    ]);
+  });
+
+  it('no comment in src/, test/ or scripts/ cites an issue number', () => {
+    const sources = ['src', 'test', 'scripts']
+      .flatMap((dir) => files(join(ROOT, dir)))
+      .filter((path) => /\.(?:ts|js)$/.test(path))
+      .map((path) => relative(ROOT, path))
+      .filter((from) => from !== SELF);
+    expect(sources.length).toBeGreaterThan(300);
+    expect(sources.flatMap((from) => issueNumbers(from, readFileSync(join(ROOT, from), 'utf8')))).toEqual([]);
   });
 });

@@ -1,11 +1,13 @@
 /**
  * Time in tests (test/README.md#time-in-tests): one fake clock, one instant, in every tier; in unit tests also no real
- * sleep. A test file of any tier (the campaigns' aside: their scaled clocks run in real time) that declares its own
- * clock (a class, or an object with `now` and `sleep`), `T0` or fixed instant fails here, and a unit test file also
- * when it waits on a real timer or reaches real time through the system clock or the campaigns' clocks. test/clock.ts
- * is the one place for the clock and T0; test/e2e/real-then-virtual-clock.ts, real time while a spawned process runs
- * and the fake clock's virtual time after it, is the one other clock. A line whose subject is a calendar date says so
- * with `time-lint: a date` in a comment of its own.
+ * sleep and no real time. A test file of any tier (the campaigns' aside: their scaled clocks run in real time) that
+ * declares its own clock (a class, an object with `now` and `sleep`, or a `sleep(…) {` method), `T0` or fixed instant
+ * fails here, and a unit test file also when it waits on a real timer, reads real time (`Date.now()`,
+ * `performance.now()`, `new Date()`: a timing belongs to `npm run bench`) or reaches it through the system clock or the
+ * campaigns' clocks. test/clock.ts is the one place for the clock and T0; test/e2e/real-then-virtual-clock.ts, real
+ * time while a spawned process runs and the fake clock's virtual time after it, is the one other clock. A line whose
+ * subject is a calendar date says so with `time-lint: a date` in a comment of its own; one whose subject is the OS
+ * clock itself (a file's mtime, the boot time) with `time-lint: system time (why)`, on the line or just above it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +25,12 @@ const CAMPAIGNS = 'campaign';
 interface Rule {
   pattern: RegExp;
   says: string;
+  /** A comment on the line that lets it through, for a line whose subject is that very thing. */
+  unless?: RegExp;
 }
+
+/** The escape for a line whose subject is the OS clock itself (a file's mtime, the boot time). */
+const SYSTEM_TIME = /\/\/.*\btime-lint: system time\b/;
 
 /** Every tier: one fake clock and one T0. */
 const CLOCK_RULES: Rule[] = [
@@ -36,6 +43,11 @@ const CLOCK_RULES: Rule[] = [
     pattern: /\bnow\s*:.*\bsleep\s*:\s*(async\s*)?\(|\bsleep\s*:\s*(async\s*)?\(.*\bnow\s*:/,
     says: 'a clock of its own (now and sleep): use the FakeClock (test/clock.ts)',
   },
+  {
+    // The method form, `sleep(ms, signal) {` or `async sleep(ms) {`: a clock object or class of its own.
+    pattern: /^\s*(async\s+)?sleep\s*\([^)]*\)\s*(:[^{]+)?\{/,
+    says: 'a clock of its own (a sleep method): use the FakeClock (test/clock.ts)',
+  },
   { pattern: /\b(const|let|var)\s+T0\b/, says: 'a T0 of its own: import T0 from test/clock.ts' },
 ];
 
@@ -45,6 +57,11 @@ const UNIT_RULES: Rule[] = [
   { pattern: /['"](node:)?timers\/promises['"]/, says: 'a real sleep: move time with the FakeClock' },
   { pattern: /\bAtomics\.wait\s*\(/, says: 'a real sleep: move time with the FakeClock' },
   { pattern: /\bsystemClock\b/, says: 'the real clock: use the FakeClock (test/clock.ts)' },
+  ...[/\bDate\.now\s*\(/, /\bperformance\.now\s*\(/, /\bnew Date\s*\(\s*\)/].map((pattern) => ({
+    pattern,
+    says: 'real time: T0 + offset and `now: () => clock.now()` (a FakeClock), never a timing; the OS clock as the subject: `// time-lint: system time (why)`',
+    unless: SYSTEM_TIME,
+  })),
   {
     pattern: /['"`](\.\.?\/)+campaign\//,
     says: "the campaigns' world or clocks run in real time: use test/unit/commands/sandbox-world.ts",
@@ -65,6 +82,12 @@ function code(text: string): string {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
+/** The rule's escape is on the line, or is a comment line of its own just above it. */
+function escaped(rule: Rule, line: string, above: string): boolean {
+  if (rule.unless === undefined) return false;
+  return rule.unless.test(line) || (/^\s*\/\//.test(above) && rule.unless.test(above));
+}
+
 /** Each offence as `path:line: what to do instead`. */
 function offences(path: string, text: string): string[] {
   if (path === CLOCK || OTHER_CLOCKS.has(path)) return [];
@@ -74,7 +97,9 @@ function offences(path: string, text: string): string[] {
   code(text)
     .split('\n')
     .forEach((line, index) => {
-      for (const rule of rules) if (rule.pattern.test(line)) found.push(`${path}:${index + 1}: ${rule.says}`);
+      for (const rule of rules)
+        if (rule.pattern.test(line) && !escaped(rule, raw[index] ?? '', raw[index - 1] ?? ''))
+          found.push(`${path}:${index + 1}: ${rule.says}`);
       if (INSTANTS.some((instant) => instant.test(line)) && !A_DATE.test(raw[index] ?? ''))
         found.push(`${path}:${index + 1}: ${INSTANT_SAYS}`);
     });
@@ -121,14 +146,19 @@ describe('time in tests', () => {
       ['const at = new Da', "te('2026-11-21T10:00:00Z');"],
       ['const at = new Da', 'te(1732000000000);'],
       ['return { now: () => now, sl', 'eep: async (ms: number) => void (now += ms) };'],
+      ['  async sl', 'eep(ms, signal) {'],
+      ['  sl', 'eep(ms: number, signal?: AbortSignal): Promise<void> {'],
+      ['const shifted = { now: () => Date.', 'now() + 3_600_000 };'],
+      ['const started = performance.', 'now();'],
+      ['utimesSync(file, new Da', 'te(), then);'],
     ].map((parts) => parts.join(''));
     expect(bad.map((line) => offences('test/unit/x.test.ts', line).length)).toEqual([
-      1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1,
+      1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     ]);
     // Outside test/unit a real timer or the system clock is the tier's business; a clock, T0 or instant of its own is
     // not.
     expect(bad.map((line) => offences('test/sandbox/x.test.ts', line).length)).toEqual([
-      0, 0, 1, 1, 2, 0, 0, 0, 1, 1, 1, 1, 1,
+      0, 0, 1, 1, 2, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0,
     ]);
     const fine = [
       ['// a 200 ms set', 'Timeout( here would be a real sleep'].join(''),
@@ -141,11 +171,20 @@ describe('time in tests', () => {
       "const created = '2025-01-15T11:57:00.000Z';",
       "import { FakeClock } from '../../clock.js';",
       ['const leap = Date.', 'UTC(2024, 1, 29); // time-lint: a date (29 February)'].join(''),
-      'const shifted = { now: () => Date.now() + 3_600_000 };',
+      ['const booted = Date.', 'now() - uptime() * 1000; // time-lint: system time (boot time)'].join(''),
+      'await sleep(100);',
+      'sleep(ms).then(() => {',
+      'const at = new Date(T0 + 5_000);',
+      'lastSeenAt.now(',
       'clock: { now: () => 0, sleep: unused }, // a clock the command must not sleep on',
       '    sleep: (ms, signal) => {',
     ];
     expect(fine.flatMap((line) => offences('test/unit/x.test.ts', line))).toEqual([]);
+    // The escape as a comment line of its own, just above the line it lets through; not two lines above.
+    const mtime = ['const later = Date.', 'now() + 10_000;'].join('');
+    const escape = '// time-lint: system time (a file mtime)';
+    expect(offences('test/unit/x.test.ts', [escape, mtime].join('\n'))).toEqual([]);
+    expect(offences('test/unit/x.test.ts', [escape, '', mtime].join('\n'))).toHaveLength(1);
     expect(offences(CLOCK, ['export const ', 'T0 = 1;'].join(''))).toEqual([]);
     expect(offences('test/e2e/real-then-virtual-clock.ts', ['export class R implements ', 'Clock {'].join(''))).toEqual(
       [],

@@ -118,9 +118,8 @@ describe('writeReports', async () => {
     { timeout: 2_000 },
     async () => {
       const { memory, ctx } = fakeContext({});
-      const started = performance.now();
+      // At once: no sleep on this path, so a spin (Node's recursive mkdir under /proc) is caught by the test's timeout.
       await writeReports(ctx, [{ kind: 'junit', path: '/proc/nope/x.xml' }], [task]);
-      expect(performance.now() - started).toBeLessThan(1_000);
       expect(memory.stderr.text()).toMatch(
         /^warning: could not write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made: its file system/,
       );
@@ -150,13 +149,12 @@ describe('checkReportTargets', async () => {
   });
 
   it('refuses at once, as root too, a directory that cannot be made or written (/proc)', { timeout: 2_000 }, () => {
-    const started = performance.now();
+    // At once: the check is synchronous with no sleep, so it either returns its answer or spins.
     expect(check('/proc/nope/x.xml')).toThrow(
       /^cannot write the report to \/proc\/nope\/x\.xml: \/proc\/nope cannot be made: its file system/,
     );
     // /proc/self exists and access() lets root write there; creating a file does not.
     expect(check('/proc/self/x.xml')).toThrow(/^cannot write the report to \/proc\/self\/x\.xml: /);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('refuses a path through a dangling symlink', { timeout: 2_000 }, () => {

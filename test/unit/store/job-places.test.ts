@@ -82,7 +82,7 @@ it('retired, not forgotten, with the journal it names (a job pruned), or with no
 
 it('a retired record is swept once older than what is kept, judged by its date first; a live record never', () => {
   const cache = cacheDir();
-  const now = Date.now(); // the files' own dates are the system's
+  const now = Date.now(); // time-lint: system time (the files' own dates are the system's)
   recordJobPlace(cache, 'j-live1234', { path: '/a.jsonl', dev: '1', ino: '2' });
   retireJobPlace(cache, 'j-old12345', '/b.jsonl', 'finished', now - 10_000);
   retireJobPlace(cache, 'j-new12345', '/c.jsonl', 'finished', now);

@@ -33,6 +33,7 @@ import {
 import { tryLock } from '../../../src/store/lock-file.js';
 import { thisOwner } from '../../../src/store/process-owner.js';
 import { notRunningPid } from '../pids.js';
+import { T0 } from '../../clock.js';
 
 /** Every record of the journal at `path` (undefined: no such file); the product never holds them all. */
 function readJournal(path: string): unknown[] | undefined {
@@ -196,7 +197,7 @@ describe('a journal renamed while a run holds it', () => {
     JournalFile.open(path, () => undefined).close();
     const { ino, dev } = statSync(path, { bigint: true });
     const journal = { dev: String(dev), ino: String(ino) };
-    const owner = { ...thisOwner(Date.now()), token: 'x' };
+    const owner = { ...thisOwner(T0), token: 'x' };
     writeFileSync(join(dir, 'old.jsonl.lock'), JSON.stringify({ ...owner, pid: notRunningPid(), journal }));
     writeFileSync(join(dir, 'other.jsonl.lock'), JSON.stringify({ ...owner, journal: { dev: journal.dev, ino: '1' } }));
     const file = JournalFile.open(path, () => undefined);

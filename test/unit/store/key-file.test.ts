@@ -63,13 +63,12 @@ describe('readKeyFile', () => {
   });
 
   it('/dev/zero: refused at once in words after 64 KiB, never read whole', { timeout: 2_000 }, async () => {
-    const started = performance.now();
+    // Read whole, /dev/zero never ends: the test's timeout would end it.
     await expect(readKeyFile('/dev/zero', noStdin)).rejects.toMatchObject({
       exitCode: 2,
       message: '--api-key-file /dev/zero holds more than 64 KiB, which is no API key',
       hint: 'Put the API key alone on the first line of a file of its own.',
     });
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('a file of more than 64 KiB is refused, even with a key on its first line', async () => {

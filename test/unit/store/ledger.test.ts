@@ -284,7 +284,7 @@ describe.runIf(LINUX)(
     });
 
     it('another boot written since this boot (a machine of the same name): running, whatever its pid', () => {
-      const entry = entryOf({ pid: notRunningPid(), boot: OTHER_BOOT, ownedAt: Date.now() });
+      const entry = entryOf({ pid: notRunningPid(), boot: OTHER_BOOT, ownedAt: bootedAt() + 60_000 }); // since this boot
       expect(gone(entry)).toBe(false);
       expect(whereWords(entryOwner(entry))).toBe(`on another machine named ${hostname()}`);
       // Without its time of writing it counts as since this boot: a wait, never a live run taken for dead.

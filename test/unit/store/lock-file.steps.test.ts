@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lockHolder, tryLock } from '../../../src/store/lock-file.js';
 import { notRunningPid } from '../pids.js';
+import { T0 } from '../../clock.js';
 
 type Fs = typeof import('node:fs');
 /** `before` runs ahead of every `*Sync` call of node:fs (with the real module, so it can look without recursing). */
@@ -43,7 +44,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const owner = (pid: number, at = Date.now()) => JSON.stringify({ pid, host: hostname(), at, token: 'other' });
+const owner = (pid: number, at = T0) => JSON.stringify({ pid, host: hostname(), at, token: 'other' });
 
 /** What the lock path holds at each step when it exists and names no owner (pid, host, time). */
 function watchLockPath(): { checks: number; ownerless: string[] } {
@@ -96,9 +97,9 @@ describe('a lock file is never seen without its owner', () => {
     held(tryLock(lockPath)).release();
 
     fsHook.before = undefined;
-    writeFileSync(lockPath, owner(process.ppid, Date.now() - 120_000)); // live, but older than the bound: taken over
+    writeFileSync(lockPath, owner(process.ppid, T0 - 120_000)); // live, but older than the bound: taken over
     const old = watchLockPath();
-    held(tryLock(lockPath, { staleAfterMs: 60_000 })).release();
+    held(tryLock(lockPath, { staleAfterMs: 60_000, now: () => T0 })).release();
 
     fsHook.before = undefined;
     for (const watch of [fresh, dead, old]) {

@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const owner = (pid: number, at = Date.now(), token = 'other') => JSON.stringify({ pid, host: hostname(), at, token });
+const owner = (pid: number, at = T0, token = 'other') => JSON.stringify({ pid, host: hostname(), at, token });
 
 describe('lock files', () => {
   it('one holder at a time; the second learns who holds it', () => {
@@ -39,9 +39,9 @@ describe('lock files', () => {
   });
 
   it('a holder whose lock was taken over as stale does not remove its successor on release', () => {
-    const first = tryLock(lockPath, { now: () => Date.now() - 120_000 });
+    const first = tryLock(lockPath, { now: () => T0 - 120_000 });
     if (!('release' in first)) throw new Error('not locked');
-    const second = tryLock(lockPath, { staleAfterMs: 60_000 }); // the first looks hung: older than the bound
+    const second = tryLock(lockPath, { staleAfterMs: 60_000, now: () => T0 }); // the first looks hung: older than the bound
     if (!('release' in second)) throw new Error('stale lock not taken over');
     first.release();
     expect(tryLock(lockPath)).toHaveProperty('heldBy');
@@ -54,7 +54,7 @@ describe('lock files', () => {
     writeFileSync(lockPath, owner(pid));
     expect('release' in tryLock(lockPath)).toBe(true);
     rmSync(lockPath);
-    writeFileSync(lockPath, JSON.stringify({ pid, host: 'another-host.example', at: Date.now(), token: 'x' }));
+    writeFileSync(lockPath, JSON.stringify({ pid, host: 'another-host.example', at: T0, token: 'x' }));
     expect(tryLock(lockPath)).toHaveProperty('heldBy.host', 'another-host.example');
   });
 
@@ -94,6 +94,7 @@ describe('lock files', () => {
   it('an unreadable lock (written by an older taskctl, or garbage) is someone being born for a few seconds, then stale', () => {
     writeFileSync(lockPath, '');
     expect(tryLock(lockPath)).toEqual({ heldBy: undefined });
+    // time-lint: system time (an unreadable lock is judged by its file's mtime, which the OS dates)
     expect('release' in tryLock(lockPath, { now: () => Date.now() + 10_000 })).toBe(true);
   });
 
@@ -120,7 +121,7 @@ describe('lock files', () => {
         `Only if \`ps -p ${process.pid} -o args=\` shows no taskctl (its number reused), delete ${lockPath}.`,
     );
     held.release();
-    const elsewhere = { pid: 4242, host: 'build-7', at: Date.now(), token: 'x' };
+    const elsewhere = { pid: 4242, host: 'build-7', at: T0, token: 'x' };
     expect(heldLockHint(elsewhere, lockPath, 'Wait for that run to end')).toBe(
       'Wait for that run to end. A lock taken on build-7 cannot be checked from here: only if process 4242 there is ' +
         `no taskctl, delete ${lockPath}.`,
@@ -142,8 +143,11 @@ describe.runIf(LINUX)(
     const boot = thisBoot;
     const pidns = thisPidns;
     const OTHER_NS = OTHER_PIDNS;
-    /** An owner of this host written by hand, with the boot and pid namespace given. */
-    const world = (pid: number, extra: { boot: string; pidns: string }, at = Date.now()) =>
+    /**
+     * An owner of this host written by hand, with the boot and pid namespace given, taken a minute after this machine
+     * booted by default (the OS's boot time is the subject here: an owner of another boot taken since is a twin).
+     */
+    const world = (pid: number, extra: { boot: string; pidns: string }, at = bootedAt() + 60_000) =>
       JSON.stringify({ pid, host: hostname(), at, token: 'other', ...extra });
 
     it('a lock names the boot and the pid namespace of its holder', () => {
@@ -196,7 +200,7 @@ describe.runIf(LINUX)(
       });
       expect(error.message).toContain(`locked by process ${dead} in another container of this machine`);
       // Its age still counts where an age bound is set (a config lock held 30 s is hung wherever its holder is).
-      expect('release' in tryLock(lockPath, { staleAfterMs: 1, now: () => Date.now() + 1000 })).toBe(true);
+      expect('release' in tryLock(lockPath, { staleAfterMs: 1, now: () => bootedAt() + 61_000 })).toBe(true);
     });
 
     it('an owner of an earlier version (no boot id, no pid namespace) is judged by its pid, as before', () => {
@@ -261,6 +265,7 @@ describe('a lock path that is no lock file', () => {
     const before = readdirSync(dir).sort();
     expect(() => tryLock(lockPath)).toThrow(refusal(kind));
     // Stale by any bound: still never taken over (moved aside and removed) as an unreadable lock would be.
+    // time-lint: system time (past the grace of an unreadable lock, which is judged by the mtime the OS dates)
     expect(() => tryLock(lockPath, { staleAfterMs: 1, now: () => Date.now() + 60_000 })).toThrow(refusal(kind));
     expect(() => waitForLock(lockPath, 10_000, { sleep: noSleep })).toThrow(refusal(kind));
     expect(() => lockHolder(lockPath)).toThrow(refusal(kind));

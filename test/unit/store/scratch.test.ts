@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ByteLog, Scratch, sweepScratch } from '../../../src/store/scratch.js';
 
+// time-lint: system time (files' mtimes, which the OS dates and the sweep compares with its clock)
 const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
 const hasMkfifo = spawnSync('mkfifo', ['--version'], { stdio: 'ignore' }).status === 0;
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHandler } from '../../../src/webhook/event-handler.js';
 import type { Spool } from '../../../src/webhook/spool.js';
+import { T0 } from '../../clock.js';
 
 /** As node:fs fails: Node's own text names the errno, which people never see. */
 const diskFull = () =>
@@ -23,7 +24,7 @@ function handler(written: () => Promise<void>, logs: string[] = []) {
     onEvent: () => false,
     written,
     log: (line) => logs.push(line),
-    now: () => 1_000,
+    now: () => T0,
     env: {},
   });
 }

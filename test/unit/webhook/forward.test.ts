@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { forwardEvent } from '../../../src/webhook/forward.js';
+import { T0 } from '../../clock.js';
 
 /** A loopback port nothing listens on a moment after this returns. */
 async function closedPort(): Promise<number> {
@@ -24,7 +25,7 @@ describe('forwardEvent', () => {
       userAgent: undefined,
       apiKey: 'k',
       log: (line) => lines.push(line),
-      now: () => 0,
+      now: () => T0,
     });
     expect(ok).toBe(false);
     expect(lines).toEqual([

@@ -11,6 +11,7 @@ import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js
 import { WebhookWirings } from '../../../src/store/webhook-wirings.js';
 import { findSandbox, unwire, wire, wiringProblem, type SandboxAdmin } from '../../../src/webhook/sandbox-wiring.js';
 import { admin } from '../../sandbox/sandbox-calls.js';
+import { T0 } from '../../clock.js';
 
 const MINE = 'http://127.0.0.1:9/mine';
 const DASHBOARD = 'http://127.0.0.1:9/dashboard';
@@ -39,7 +40,7 @@ async function world(): Promise<World> {
   return {
     sandbox,
     real,
-    deps: (adminApi) => ({ admin: adminApi, wirings: new WebhookWirings(home), now: () => 1, log: () => {} }),
+    deps: (adminApi) => ({ admin: adminApi, wirings: new WebhookWirings(home), now: () => T0, log: () => {} }),
     setInDashboard: async (url) => {
       await admin(sandbox, '/webhook', { url });
     },

@@ -26,7 +26,7 @@ import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js'
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../../clock.js';
+import { ctrlCWhen, T0 } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -196,7 +196,7 @@ describe('a job is known by its id, not by the path as typed', () => {
     cpSync(journal, copy);
     // A live run of the job holds its lock: the copy is refused, whichever path names it.
     const lock = join(state(), 'locks', `${id}.lock`);
-    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'held' }));
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: T0, token: 'held' }));
     for (const path of [copy, join(dir, 'link', 'job.jsonl')]) {
       const refused = await run(['resume', path]);
       expect(refused.code).toBe(2);
@@ -209,7 +209,7 @@ describe('a job is known by its id, not by the path as typed', () => {
       // Held by a run in another container sharing the directory (same host and boot, another pid namespace): its pid
       // means nothing here, even one that no process of ours has, so the job is not taken from it.
       const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-      const owner = { pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'held', boot, pidns: 'pid:[1]' };
+      const owner = { pid: notRunningPid(), host: hostname(), at: T0, token: 'held', boot, pidns: 'pid:[1]' };
       writeFileSync(lock, JSON.stringify(owner));
       const posts = await world.posts();
       const refused = await run(['resume', copy]);
@@ -466,7 +466,7 @@ describe('retention', () => {
     // The lock beside a finished journal left by a run that was killed goes with it.
     const other = /^job (j-[0-9a-z]+)/m.exec((await run(['create', S, 'd.com', '-q'])).stderr)?.[1] ?? '';
     const left = `${store.journalPath(other)}.lock`;
-    writeFileSync(left, JSON.stringify({ pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'killed' }));
+    writeFileSync(left, JSON.stringify({ pid: notRunningPid(), host: hostname(), at: T0, token: 'killed' }));
     expect((await run(['jobs', '--prune'])).stderr).toMatch(/removed 3 finished jobs/);
     expect(readdirSync(join(state(), 'jobs'))).toEqual([]);
     expect(readdirSync(join(state(), 'locks'))).toEqual([]);
@@ -515,7 +515,7 @@ describe('retention', () => {
     if (!('release' in live)) throw new Error('lock not taken');
     writeFileSync(
       store.lockPath('j-deadcopies'),
-      JSON.stringify({ pid: notRunningPid(), host: hostname(), at: Date.now(), token: 'killed' }),
+      JSON.stringify({ pid: notRunningPid(), host: hostname(), at: T0, token: 'killed' }),
     );
     try {
       const created = await run(['create', S, 'a.com', '-q']);

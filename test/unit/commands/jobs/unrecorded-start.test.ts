@@ -32,7 +32,7 @@ function killedStart(id = ID): void {
 /** Its lock held by a running process (this one), as a create still reading its input holds it. */
 function holdLock(path: string): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now(), token: 'live' }));
+  writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), at: T0, token: 'live' }));
 }
 
 describe('a create stopped before it recorded its job', () => {
