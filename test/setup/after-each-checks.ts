@@ -1,6 +1,6 @@
 /**
  * vitest setup file, run before every test file of the unit and e2e projects (vitest.config.ts): after each test the
- * harness closes its sandboxes and checks that every mocked request was used (a mock never asked for is a failure). After each
+ * sandboxes `runTaskctl` started are closed and every mocked request is checked as used (a mock never asked for is a failure). After each
  * file, V8's memory-saving mode is switched off again: the client turns it on for the rest of the process when it
  * parses a large answer as it streams (src/api/request.ts), and in a shared worker it would slow every later file
  * (about 15% more CPU for in-process commands). With TASKCTL_TEST_CPU=FILE, each file's and each test's CPU goes to

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { T0 } from '../../clock.js';
 import type { ApiClient } from '../../../src/api/client.js';
 import { runBalance } from '../../../src/core/balance.js';
 import { runConfigPath } from '../../../src/core/config.js';
@@ -54,7 +55,7 @@ describe('a run function driven with only the capabilities it declares', () => {
   it('config path: Output & Runtime, no config file, no settings, no client', async () => {
     const { ctx: out, stdout } = output('table');
     const runtime: Runtime = {
-      clock: { now: () => 0, sleep: unused },
+      clock: { now: () => T0, sleep: unused },
       env: { TASKCTL_CONFIG_DIR: '/cfg' },
       random: () => 0.5,
     };
