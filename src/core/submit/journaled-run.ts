@@ -68,7 +68,7 @@ import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js'
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { coveringTasks, coverStands, resumeName, standingTakeover } from './hand-over.js';
+import { coveringTasks, coverStands, readJobState, resumeName, standingTakeover } from './hand-over.js';
 import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
 
@@ -336,6 +336,8 @@ function lastPlaceOf(
 
 /** What a gone journal's exit 2 adds to the job's age in the window it prints. */
 const GONE_WINDOW_SPARE_MINUTES = 10;
+/** How often a run waiting for another run of the same work (its job's lock held) looks at that lock again. */
+const HELD_JOB_POLL_MS = 250;
 
 /**
  * Job `id` was last run from `gone`, which is no more. A finished job has nothing left to pay for: undefined (its place
@@ -505,16 +507,21 @@ export async function runJournaledCreate(
       return;
     }
     let stopped: StoppedJob | undefined;
-    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options, (record, prepared) => {
-      stopped = stoppedJobToContinue(ctx, record, prepared, options);
+    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options, async (record, prepared) => {
+      stopped = await stoppedJobToContinue(ctx, record, prepared, options);
       return stopped !== undefined;
     });
     try {
       // Taken, this run's own journal (its job never recorded) goes at once with its locks: killed while it continues
       // that job, it would be left as an unfinished start for the user to clean.
       const discard = () => file.close(() => discardUnsent(place, id, file));
-      if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options, discard))) return;
-      if (stopped !== undefined) appendJobRecord(file, record, options); // that job could not be taken after all: this one starts
+      while (stopped !== undefined) {
+        const taken = await continueStopped(ctx, stopped, record, read, options, discard);
+        if (taken === true) return;
+        // Another run took that job between the look and its locks: waited for as the look would have (same-work.ts).
+        stopped = taken === 'held' ? await stoppedJobToContinue(ctx, record, read, options) : undefined;
+        if (stopped === undefined) appendJobRecord(file, record, options); // no job could be taken after all: this one starts
+      }
       const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
@@ -532,30 +539,60 @@ export async function runJournaledCreate(
 
 /**
  * The stopped job of this machine that this new job is the work of again (same-work.ts), when its reuse window reaches
- * back to that job's start (`create --reuse-window`, a `retry`): this run continues it. Without a window (a plain create,
- * `retry --no-reuse`) the items are bought afresh, and a note names the stopped job, whose `resume` would buy them again.
+ * back to that job's start (`create --reuse-window`, a `retry`): this run continues it. One a live run holds (its
+ * `resume`, or the same command started at the same moment) is waited for first, until that run ends (Ctrl-C or SIGTERM
+ * ends the wait): then it is continued, or, finished by that run meanwhile, its tasks are taken. Without a window (a
+ * plain create, `retry --no-reuse`) the items are bought afresh, and a note names the stopped job, whose `resume` would
+ * buy them again.
  */
-function stoppedJobToContinue(
-  ctx: Pick<Submitter, 'env' | 'clock' | 'printer'>,
+async function stoppedJobToContinue(
+  ctx: Pick<Submitter, 'env' | 'clock' | 'printer' | 'signal'>,
   record: Job,
   items: PreparedItems,
   options: CreateJobOptions,
-): StoppedJob | undefined {
+): Promise<StoppedJob | undefined> {
   const store = jobStore(ctx.env);
   const window = options.reuseWindow;
-  const found = stoppedSameWork(store, record, items, window === undefined ? -Infinity : ctx.clock.now() - window);
-  const [newest] = found;
-  if (newest === undefined || window !== undefined) return newest;
-  ctx.printer.notice(
-    `job ${newest.id}, started ${isoSeconds(newest.startedMs)} and stopped part-way, holds the same items in the same chunks: this run buys them afresh (\`taskctl resume ${newest.id}\` would buy its rest again; \`taskctl jobs\` lists it)`,
-  );
-  return undefined;
+  if (window === undefined) {
+    const [newest] = stoppedSameWork(store, record, items).filter((found) => found.runner === undefined);
+    if (newest !== undefined)
+      ctx.printer.notice(
+        `job ${newest.id}, started ${isoSeconds(newest.startedMs)} and stopped part-way, holds the same items in the same chunks: this run buys them afresh (\`taskctl resume ${newest.id}\` would buy its rest again; \`taskctl jobs\` lists it)`,
+      );
+    return undefined;
+  }
+  const since = ctx.clock.now() - window;
+  const told = new Set<string>();
+  let waited: StoppedJob | undefined;
+  for (;;) {
+    if (waited !== undefined && store.runner(waited.id, waited.path) === undefined) {
+      // Its run ended: the job is taken as it is now, finished by that run included (its tasks are this run's).
+      const state = readJobState(waited.path, waited.id);
+      const { runner: _ended, ...job } = waited;
+      if (state !== undefined && sameWork(store, state, record, items, true)) return job;
+      waited = undefined; // not that work any more (a chunk refused, taken over whole): looked for again
+    }
+    if (waited === undefined) {
+      const [newest] = stoppedSameWork(store, record, items, since);
+      if (newest?.runner === undefined) return newest;
+      waited = newest;
+      if (!told.has(newest.id)) {
+        told.add(newest.id);
+        // Said even with -q, as every wait is: the run is not stuck.
+        ctx.printer.notice(
+          `job ${newest.id}, started ${isoSeconds(newest.startedMs)}, holds the same items in the same chunks, and another taskctl run (${holderWords(newest.runner)}) is running it: waiting for that run to end, to take that job instead of buying its items again`,
+        );
+      }
+    }
+    await ctx.clock.sleep(HELD_JOB_POLL_MS, ctx.signal);
+  }
 }
 
 /**
  * Continues the stopped job as its `resume` would, with this run's items (the same, chunk by chunk: checked again under
- * its locks) and options. False when it cannot be taken (a run took it meanwhile, it changed): this run starts its own.
- * `taken`: called once it is taken, before anything is sent.
+ * its locks) and options; a job finished meanwhile (by a run that held it) has its tasks taken, as its `resume` prints
+ * its summary. False when it cannot be taken (it changed): this run starts its own; `held` when a run took it between
+ * the look and its locks (it is waited for again). `taken`: called once it is taken, before anything is sent.
  */
 async function continueStopped(
   ctx: Submitter,
@@ -564,7 +601,7 @@ async function continueStopped(
   items: PreparedItems,
   options: CreateJobOptions,
   taken: () => void,
-): Promise<boolean> {
+): Promise<boolean | 'held'> {
   const store = jobStore(ctx.env);
   let opened: ReturnType<typeof openJournal>;
   try {
@@ -575,16 +612,18 @@ async function continueStopped(
       true,
     );
   } catch {
-    return false;
+    return store.runner(stopped.id, stopped.path) === undefined ? false : 'held';
   }
   const { file, id, fold, gone } = opened;
   try {
     const state = fold.end();
-    if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items)) return false;
+    if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items, true)) return false;
     taken();
     // Said even with -q: the job line that follows names that job, not a new one.
     ctx.printer.notice(
-      `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
+      state.done
+        ? `job ${id}, started ${isoSeconds(stopped.startedMs)}, was finished by the run waited for: the same items in the same chunks, so its tasks are this run's and nothing is bought again (taskctl wait --job ${id} waits for them)`
+        : `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
     await continueJob(ctx, { file, id, name: id, gone }, state, items, {
       options: goneLookup(options, gone),
@@ -680,7 +719,7 @@ async function startJob(
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
-  hold?: (record: Job, prepared: PreparedItems) => boolean,
+  hold?: (record: Job, prepared: PreparedItems) => Promise<boolean>,
 ): Promise<{ prepared: PreparedItems; record: Job; held: boolean }> {
   const { path } = job.file;
   const copies = new Map<number, InputCopy>();
@@ -712,7 +751,7 @@ async function startJob(
       });
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
       // Another job's work again (same-work.ts): nothing of this one is recorded, and it is discarded as unsent.
-      const held = hold?.(record, read.prepared) === true;
+      const held = (await hold?.(record, read.prepared)) === true;
       if (!held) appendJobRecord(job.file, record, options);
       return { prepared: read.prepared, record, held };
     } catch (error) {
