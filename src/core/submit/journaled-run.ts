@@ -415,17 +415,26 @@ function foldOf(path: string): JobFold {
 }
 
 /**
- * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send); what
- * it appends goes to `fold` too. Both files are read again a record at a time (a copy is rare; its state is what is held).
- * Returns how many chunks it gave a task.
+ * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send, and
+ * another job's cover of it: a hand-over's `covered_by`, so this file knows which of its chunks that job covers, or
+ * that it took the job over whole); what it appends goes to `fold` too. Both files are read again a record at a time (a
+ * copy is rare; its state is what is held). Returns how many chunks it gave a task.
  */
 function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): number {
   if (file.empty) return 0;
   const mine = readState(file.path);
   let done: unknown;
   const otherFold = foldOf(otherPath);
+  // The latest word on each chunk of the other file, when it is another job's cover (hand-over.ts).
+  const covers = new Map<number, CoverWord>();
   const found = readJournalRecords(otherPath, (record) => {
     if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
+    const chunk = (record as { chunk?: unknown } | null)?.chunk;
+    if (typeof chunk === 'number') {
+      const cover = coverWord(record);
+      if (cover === undefined) covers.delete(chunk);
+      else covers.set(chunk, cover);
+    }
     otherFold.add(record);
   });
   if (!mine || !found || jobIdOf(otherFold.first) !== id) return 0;
@@ -439,16 +448,54 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
   for (const [chunk, theirs] of other.chunks) {
     const ours = mine.chunks.get(chunk);
     if (ours?.task) continue;
+    const cover = covers.get(chunk);
     if (theirs.task) {
       const { id: task, cost, how, created_at } = theirs.task;
-      put({ type: 'created', chunk, task, cost, how, ...(created_at !== undefined && { created_at }) });
+      const at = created_at !== undefined && { created_at };
+      if (cover?.task === task && cover.by !== undefined)
+        put({ type: 'reconciled', chunk, task, cost, by: cover.by, covered_by: cover.covered_by, ...at });
+      else put({ type: 'created', chunk, task, cost, how, ...at });
       tasks++;
-    } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
-      put(theirs.send);
+      continue;
     }
+    if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) put(theirs.send);
+    if (theirs.coveredBy !== undefined && ours?.coveredBy === undefined && cover?.reason !== undefined)
+      put({ type: 'unknown', chunk, candidates: [], reason: cover.reason, covered_by: theirs.coveredBy });
   }
   if (other.done && !mine.done && typeof done === 'object' && done !== null) put(done);
   return tasks;
+}
+
+/** A record that gave a chunk another job's cover (`covered_by`): with its task (`reconciled`) or still without one. */
+interface CoverWord {
+  covered_by: Cover;
+  /** `reconciled`: the task and how it was settled. */
+  task?: number;
+  by?: 'scan' | 'answer' | 'user';
+  /** `unknown`: its words. */
+  reason?: string;
+}
+
+/** `record`'s cover, when it is an `unknown` or `reconciled` record with a well-formed `covered_by`. */
+function coverWord(record: unknown): CoverWord | undefined {
+  const r = record as { type?: unknown; covered_by?: unknown; task?: unknown; by?: unknown; reason?: unknown } | null;
+  const cover = r?.covered_by as { job?: unknown; chunk?: unknown; whole?: unknown } | null | undefined;
+  if (typeof cover !== 'object' || cover === null) return undefined;
+  if (typeof cover.job !== 'string' || typeof cover.chunk !== 'number') return undefined;
+  if (cover.whole !== undefined && typeof cover.whole !== 'boolean') return undefined;
+  const covered_by: Cover = {
+    job: cover.job,
+    chunk: cover.chunk,
+    ...(cover.whole !== undefined && { whole: cover.whole }),
+  };
+  if (r?.type === 'unknown' && typeof r.reason === 'string') return { covered_by, reason: r.reason };
+  if (
+    r?.type === 'reconciled' &&
+    typeof r.task === 'number' &&
+    (r.by === 'scan' || r.by === 'answer' || r.by === 'user')
+  )
+    return { covered_by, task: r.task, by: r.by };
+  return undefined;
 }
 
 /** The state of the journal at `path`, read a record at a time (undefined when it holds none). */
