@@ -68,7 +68,7 @@ import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js'
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
 import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
-import { coveringTasks, coverStands, resumeName, standingTakeover } from './hand-over.js';
+import { coveringTasks, coverStands, readJobState, resumeName, standingTakeover } from './hand-over.js';
 import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
 
@@ -336,6 +336,8 @@ function lastPlaceOf(
 
 /** What a gone journal's exit 2 adds to the job's age in the window it prints. */
 const GONE_WINDOW_SPARE_MINUTES = 10;
+/** How often a run waiting for another run of the same work (its job's lock held) looks at that lock again. */
+const HELD_JOB_POLL_MS = 250;
 
 /**
  * Job `id` was last run from `gone`, which is no more. A finished job has nothing left to pay for: undefined (its place
@@ -413,17 +415,26 @@ function foldOf(path: string): JobFold {
 }
 
 /**
- * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send); what
- * it appends goes to `fold` too. Both files are read again a record at a time (a copy is rare; its state is what is held).
- * Returns how many chunks it gave a task.
+ * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send, and
+ * another job's cover of it: a hand-over's `covered_by`, so this file knows which of its chunks that job covers, or
+ * that it took the job over whole); what it appends goes to `fold` too. Both files are read again a record at a time (a
+ * copy is rare; its state is what is held). Returns how many chunks it gave a task.
  */
 function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): number {
   if (file.empty) return 0;
   const mine = readState(file.path);
   let done: unknown;
   const otherFold = foldOf(otherPath);
+  // The latest word on each chunk of the other file, when it is another job's cover (hand-over.ts).
+  const covers = new Map<number, CoverWord>();
   const found = readJournalRecords(otherPath, (record) => {
     if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
+    const chunk = (record as { chunk?: unknown } | null)?.chunk;
+    if (typeof chunk === 'number') {
+      const cover = coverWord(record);
+      if (cover === undefined) covers.delete(chunk);
+      else covers.set(chunk, cover);
+    }
     otherFold.add(record);
   });
   if (!mine || !found || jobIdOf(otherFold.first) !== id) return 0;
@@ -437,16 +448,54 @@ function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: str
   for (const [chunk, theirs] of other.chunks) {
     const ours = mine.chunks.get(chunk);
     if (ours?.task) continue;
+    const cover = covers.get(chunk);
     if (theirs.task) {
       const { id: task, cost, how, created_at } = theirs.task;
-      put({ type: 'created', chunk, task, cost, how, ...(created_at !== undefined && { created_at }) });
+      const at = created_at !== undefined && { created_at };
+      if (cover?.task === task && cover.by !== undefined)
+        put({ type: 'reconciled', chunk, task, cost, by: cover.by, covered_by: cover.covered_by, ...at });
+      else put({ type: 'created', chunk, task, cost, how, ...at });
       tasks++;
-    } else if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) {
-      put(theirs.send);
+      continue;
     }
+    if (theirs.send && (ours?.send === undefined || ours.send.sent_at < theirs.send.sent_at)) put(theirs.send);
+    if (theirs.coveredBy !== undefined && ours?.coveredBy === undefined && cover?.reason !== undefined)
+      put({ type: 'unknown', chunk, candidates: [], reason: cover.reason, covered_by: theirs.coveredBy });
   }
   if (other.done && !mine.done && typeof done === 'object' && done !== null) put(done);
   return tasks;
+}
+
+/** A record that gave a chunk another job's cover (`covered_by`): with its task (`reconciled`) or still without one. */
+interface CoverWord {
+  covered_by: Cover;
+  /** `reconciled`: the task and how it was settled. */
+  task?: number;
+  by?: 'scan' | 'answer' | 'user';
+  /** `unknown`: its words. */
+  reason?: string;
+}
+
+/** `record`'s cover, when it is an `unknown` or `reconciled` record with a well-formed `covered_by`. */
+function coverWord(record: unknown): CoverWord | undefined {
+  const r = record as { type?: unknown; covered_by?: unknown; task?: unknown; by?: unknown; reason?: unknown } | null;
+  const cover = r?.covered_by as { job?: unknown; chunk?: unknown; whole?: unknown } | null | undefined;
+  if (typeof cover !== 'object' || cover === null) return undefined;
+  if (typeof cover.job !== 'string' || typeof cover.chunk !== 'number') return undefined;
+  if (cover.whole !== undefined && typeof cover.whole !== 'boolean') return undefined;
+  const covered_by: Cover = {
+    job: cover.job,
+    chunk: cover.chunk,
+    ...(cover.whole !== undefined && { whole: cover.whole }),
+  };
+  if (r?.type === 'unknown' && typeof r.reason === 'string') return { covered_by, reason: r.reason };
+  if (
+    r?.type === 'reconciled' &&
+    typeof r.task === 'number' &&
+    (r.by === 'scan' || r.by === 'answer' || r.by === 'user')
+  )
+    return { covered_by, task: r.task, by: r.by };
+  return undefined;
 }
 
 /** The state of the journal at `path`, read a record at a time (undefined when it holds none). */
@@ -505,16 +554,21 @@ export async function runJournaledCreate(
       return;
     }
     let stopped: StoppedJob | undefined;
-    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options, (record, prepared) => {
-      stopped = stoppedJobToContinue(ctx, record, prepared, options);
+    const { prepared: read, record } = await startJob(ctx, job, wanted, given, options, async (record, prepared) => {
+      stopped = await stoppedJobToContinue(ctx, record, prepared, options);
       return stopped !== undefined;
     });
     try {
       // Taken, this run's own journal (its job never recorded) goes at once with its locks: killed while it continues
       // that job, it would be left as an unfinished start for the user to clean.
       const discard = () => file.close(() => discardUnsent(place, id, file));
-      if (stopped !== undefined && (await continueStopped(ctx, stopped, record, read, options, discard))) return;
-      if (stopped !== undefined) appendJobRecord(file, record, options); // that job could not be taken after all: this one starts
+      while (stopped !== undefined) {
+        const taken = await continueStopped(ctx, stopped, record, read, options, discard);
+        if (taken === true) return;
+        // Another run took that job between the look and its locks: waited for as the look would have (same-work.ts).
+        stopped = taken === 'held' ? await stoppedJobToContinue(ctx, record, read, options) : undefined;
+        if (stopped === undefined) appendJobRecord(file, record, options); // no job could be taken after all: this one starts
+      }
       const started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
@@ -532,30 +586,60 @@ export async function runJournaledCreate(
 
 /**
  * The stopped job of this machine that this new job is the work of again (same-work.ts), when its reuse window reaches
- * back to that job's start (`create --reuse-window`, a `retry`): this run continues it. Without a window (a plain create,
- * `retry --no-reuse`) the items are bought afresh, and a note names the stopped job, whose `resume` would buy them again.
+ * back to that job's start (`create --reuse-window`, a `retry`): this run continues it. One a live run holds (its
+ * `resume`, or the same command started at the same moment) is waited for first, until that run ends (Ctrl-C or SIGTERM
+ * ends the wait): then it is continued, or, finished by that run meanwhile, its tasks are taken. Without a window (a
+ * plain create, `retry --no-reuse`) the items are bought afresh, and a note names the stopped job, whose `resume` would
+ * buy them again.
  */
-function stoppedJobToContinue(
-  ctx: Pick<Submitter, 'env' | 'clock' | 'printer'>,
+async function stoppedJobToContinue(
+  ctx: Pick<Submitter, 'env' | 'clock' | 'printer' | 'signal'>,
   record: Job,
   items: PreparedItems,
   options: CreateJobOptions,
-): StoppedJob | undefined {
+): Promise<StoppedJob | undefined> {
   const store = jobStore(ctx.env);
   const window = options.reuseWindow;
-  const found = stoppedSameWork(store, record, items, window === undefined ? -Infinity : ctx.clock.now() - window);
-  const [newest] = found;
-  if (newest === undefined || window !== undefined) return newest;
-  ctx.printer.notice(
-    `job ${newest.id}, started ${isoSeconds(newest.startedMs)} and stopped part-way, holds the same items in the same chunks: this run buys them afresh (\`taskctl resume ${newest.id}\` would buy its rest again; \`taskctl jobs\` lists it)`,
-  );
-  return undefined;
+  if (window === undefined) {
+    const [newest] = stoppedSameWork(store, record, items).filter((found) => found.runner === undefined);
+    if (newest !== undefined)
+      ctx.printer.notice(
+        `job ${newest.id}, started ${isoSeconds(newest.startedMs)} and stopped part-way, holds the same items in the same chunks: this run buys them afresh (\`taskctl resume ${newest.id}\` would buy its rest again; \`taskctl jobs\` lists it)`,
+      );
+    return undefined;
+  }
+  const since = ctx.clock.now() - window;
+  const told = new Set<string>();
+  let waited: StoppedJob | undefined;
+  for (;;) {
+    if (waited !== undefined && store.runner(waited.id, waited.path) === undefined) {
+      // Its run ended: the job is taken as it is now, finished by that run included (its tasks are this run's).
+      const state = readJobState(waited.path, waited.id);
+      const { runner: _ended, ...job } = waited;
+      if (state !== undefined && sameWork(store, state, record, items, true)) return job;
+      waited = undefined; // not that work any more (a chunk refused, taken over whole): looked for again
+    }
+    if (waited === undefined) {
+      const [newest] = stoppedSameWork(store, record, items, since);
+      if (newest?.runner === undefined) return newest;
+      waited = newest;
+      if (!told.has(newest.id)) {
+        told.add(newest.id);
+        // Said even with -q, as every wait is: the run is not stuck.
+        ctx.printer.notice(
+          `job ${newest.id}, started ${isoSeconds(newest.startedMs)}, holds the same items in the same chunks, and another taskctl run (${holderWords(newest.runner)}) is running it: waiting for that run to end, to take that job instead of buying its items again`,
+        );
+      }
+    }
+    await ctx.clock.sleep(HELD_JOB_POLL_MS, ctx.signal);
+  }
 }
 
 /**
  * Continues the stopped job as its `resume` would, with this run's items (the same, chunk by chunk: checked again under
- * its locks) and options. False when it cannot be taken (a run took it meanwhile, it changed): this run starts its own.
- * `taken`: called once it is taken, before anything is sent.
+ * its locks) and options; a job finished meanwhile (by a run that held it) has its tasks taken, as its `resume` prints
+ * its summary. False when it cannot be taken (it changed): this run starts its own; `held` when a run took it between
+ * the look and its locks (it is waited for again). `taken`: called once it is taken, before anything is sent.
  */
 async function continueStopped(
   ctx: Submitter,
@@ -564,7 +648,7 @@ async function continueStopped(
   items: PreparedItems,
   options: CreateJobOptions,
   taken: () => void,
-): Promise<boolean> {
+): Promise<boolean | 'held'> {
   const store = jobStore(ctx.env);
   let opened: ReturnType<typeof openJournal>;
   try {
@@ -575,16 +659,18 @@ async function continueStopped(
       true,
     );
   } catch {
-    return false;
+    return store.runner(stopped.id, stopped.path) === undefined ? false : 'held';
   }
   const { file, id, fold, gone } = opened;
   try {
     const state = fold.end();
-    if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items)) return false;
+    if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items, true)) return false;
     taken();
     // Said even with -q: the job line that follows names that job, not a new one.
     ctx.printer.notice(
-      `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
+      state.done
+        ? `job ${id}, started ${isoSeconds(stopped.startedMs)}, was finished by the run waited for: the same items in the same chunks, so its tasks are this run's and nothing is bought again (taskctl wait --job ${id} waits for them)`
+        : `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
     await continueJob(ctx, { file, id, name: id, gone }, state, items, {
       options: goneLookup(options, gone),
@@ -680,7 +766,7 @@ async function startJob(
   wanted: JobOptions,
   given: readonly ItemSource[],
   options: CreateJobOptions,
-  hold?: (record: Job, prepared: PreparedItems) => boolean,
+  hold?: (record: Job, prepared: PreparedItems) => Promise<boolean>,
 ): Promise<{ prepared: PreparedItems; record: Job; held: boolean }> {
   const { path } = job.file;
   const copies = new Map<number, InputCopy>();
@@ -712,7 +798,7 @@ async function startJob(
       });
       const record = recordJob(ctx, job, { wanted, inputs, prepared: read.prepared, options });
       // Another job's work again (same-work.ts): nothing of this one is recorded, and it is discarded as unsent.
-      const held = hold?.(record, read.prepared) === true;
+      const held = (await hold?.(record, read.prepared)) === true;
       if (!held) appendJobRecord(job.file, record, options);
       return { prepared: read.prepared, record, held };
     } catch (error) {

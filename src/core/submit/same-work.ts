@@ -5,8 +5,12 @@
  * back to that job's start (`create --reuse-window`, a `retry`) continues that job instead of starting another: its
  * journaled tasks are this run's (that job paid for them, whatever their status), its chunk in doubt is settled as its
  * `resume` would, and only the rest is sent. Two jobs of the same work, each resumed, would buy the items twice.
+ * A job of the same work that a live run holds (its `resume`, or its first run, started at the same moment) is waited
+ * for, then taken (continued, or its tasks taken once that run finished it): waiting only for that run's request out
+ * at the instant would let both runs buy every other chunk.
  */
 import type { JobStore } from '../../store/job-files.js';
+import type { LockOwner } from '../../store/lock-file.js';
 import type { ItemList } from '../items/chunks.js';
 import { readJobState, sameChunking, standingTakeover } from './hand-over.js';
 import { chunkDigest } from './job-journal.js';
@@ -17,14 +21,18 @@ export interface StoppedJob {
   id: string;
   path: string;
   startedMs: number;
+  /** The live run holding it now (its lock held), if any: it is waited for, never continued beside it. */
+  runner?: LockOwner;
 }
 
 /**
  * `state`'s job is the work of `job` with `items` again: stopped (not finished, not taken over whole, no chunk refused),
  * the same chunking, and every chunk it sent holds this run's chunk of the same number (its recorded digest).
+ * `finished`: a finished job counts too (one a run this run waited for, or that took it first, finished meanwhile).
  */
-export function sameWork(store: JobStore, state: JobState, job: Job, items: ItemList): boolean {
-  if (state.done || !sameChunking(state.job, job) || standingTakeover(store, state) !== undefined) return false;
+export function sameWork(store: JobStore, state: JobState, job: Job, items: ItemList, finished = false): boolean {
+  if ((state.done && !finished) || !sameChunking(state.job, job) || standingTakeover(store, state) !== undefined)
+    return false;
   const sent = new Map<number, string>();
   for (const [chunk, known] of state.chunks) {
     if (known.refused !== undefined) return false;
@@ -46,8 +54,8 @@ export function sameWork(store: JobStore, state: JobState, job: Job, items: Item
 }
 
 /**
- * The stopped jobs of this machine that are `job`'s work again (`sameWork`), no run holding them, newest first;
- * `sinceMs`: only those started at or after it.
+ * The stopped jobs of this machine that are `job`'s work again (`sameWork`), newest first, each with the live run
+ * holding it, if any (`runner`); `sinceMs`: only those started at or after it.
  */
 export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinceMs = -Infinity): StoppedJob[] {
   const found: StoppedJob[] = [];
@@ -60,8 +68,8 @@ export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinc
     // The work first: only a job this run could continue has its lock read (an odd file at another job's lock, a
     // FIFO, is that job's trouble, not this create's).
     if (!sameWork(store, state, job, items)) continue;
-    if (store.runner(stored.id, stored.path) !== undefined) continue;
-    found.push({ id: stored.id, path: stored.path, startedMs });
+    const runner = store.runner(stored.id, stored.path);
+    found.push({ id: stored.id, path: stored.path, startedMs, ...(runner !== undefined && { runner }) });
   }
   return found.sort((a, b) => b.startedMs - a.startedMs || (a.id < b.id ? 1 : -1));
 }

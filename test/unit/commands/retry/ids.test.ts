@@ -96,7 +96,7 @@ describe('taskctl retry', () => {
     // The same request made at the same time: reused although it failed (a re-run after it would not reuse it).
     ['its POST is out, its task ending with failed items before the second looks', post, true],
   ])(
-    'the same retry in two terminals at once, the first held while %s: the second waits, then reuses its task',
+    'the same retry in two terminals at once, the first held while %s: the second waits for its job, then takes its task',
     async (_, hold, ended) => {
       const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
       finish();
@@ -137,8 +137,19 @@ describe('taskctl retry', () => {
         const one = await first;
         expect(one.code, one.stderr).toBe(0);
         expect(second.code, second.stderr).toBe(0);
-        expect(second.stderr).toMatch(/another taskctl run on this machine .*is sending the same items/);
-        expect(second.stdout).toBe(one.stdout);
+        // The first run's job is the same work, held by that run: the second waits for it to end, then takes its
+        // task as that job's (core/submit/same-work.ts), printing none of its own.
+        const job = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(one.stderr)?.[1] ?? '';
+        expect(second.stderr).toMatch(
+          new RegExp(
+            `^job ${job}, started \\S+, holds the same items in the same chunks, and another taskctl run \\(process ${process.pid} on this machine\\) is running it: waiting for that run to end`,
+            'm',
+          ),
+        );
+        expect(second.stderr).toContain(`was finished by the run waited for`);
+        expect(second.stderr).toContain(`taskctl wait --job ${job}`);
+        expect(second.stdout).toBe('');
+        expect(one.stdout).not.toBe('');
         expect(await taskCount()).toBe(2);
       } finally {
         await agent.close();
