@@ -33,7 +33,7 @@ import { stateDirectory } from '../store/state-dir.js';
 import { cacheDirectory } from '../store/cache-dir.js';
 import { lastJobPlace, retireJobPlace, sweepRetiredPlaces, type RemovedAs } from '../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './job/removed-place.js';
-import { coveringChunk, standingTakeover } from './submit/hand-over.js';
+import { coveringChunk, readJobState, standingTakeover } from './submit/hand-over.js';
 
 export interface JobsOptions {
   limit?: number;
@@ -146,6 +146,11 @@ export interface JobRow {
    * they are kept while it is (`pruneJobs`).
    */
   taken_over_by?: string[];
+  /**
+   * Not shown: the jobs whose chunks in doubt were handed to chunks of this one (journal-records.ts `tookOver`): it is
+   * kept while one of them, in whatever state directory, has not finished and may take its tasks (`pruneJobs`).
+   */
+  tookFrom?: string[];
 }
 
 export const JOB_COLUMNS: Array<Column<JobRow>> = [
@@ -302,6 +307,7 @@ function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | 
   const takeover = running ? undefined : settledTakeover(store, state);
   const over = takeover?.job;
   const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
+  const tookFrom = [...new Set((state.tookOver ?? []).map((cover) => cover.job))];
   return {
     id: stored.id,
     started: startedOf(job),
@@ -329,6 +335,7 @@ function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | 
     ...(over !== undefined && { superseded_by: over }),
     ...(takeover !== undefined && { coverTask: takeover.task }),
     ...(takers.length > 0 && { taken_over_by: takers }),
+    ...(tookFrom.length > 0 && { tookFrom }),
   };
 }
 
@@ -405,8 +412,14 @@ export function pruneJobs(
   // are only those past the retention (a young job keeps an old finished one too). A superseded job goes only once the
   // chunk taken over has its task. One of a `--journal FILE` (never pruned) whose own journal records that task does
   // not keep the job that took it over: the takeover stands without it, and it would stay forever.
+  // One whose chunks were handed chunks of a job of another state directory (sharing this cache directory, so the
+  // ledger) stays while that job has not finished the same way: that directory's prune knows nothing of this one.
+  const listed = new Set(all.map((row) => row.id));
   const due = rows.filter(
-    (row) => row.own && (ended(row.state) || (row.state === 'superseded' && row.coverTask !== 'in-doubt')),
+    (row) =>
+      row.own &&
+      (ended(row.state) || (row.state === 'superseded' && row.coverTask !== 'in-doubt')) &&
+      !(row.tookFrom ?? []).some((from) => !listed.has(from) && waitsForIt(store, from, row.id)),
   );
   const staying = new Set(all.filter((row) => !ended(row.state)).map((row) => row.id));
   const removed: JobRow[] = [];
@@ -434,6 +447,22 @@ export function pruneJobs(
   // removal, or the retention when longer: swept when a job is removed, so a `jobs` that removes none reads none.
   if (removed.length > 0) sweepRetiredPlaces(cacheDir, Math.max(keepMs, RETIRED_PLACE_MS), nowMs);
   return removed;
+}
+
+/**
+ * Job `from`, found where this user last ran it (JobStore.find: another state directory), has not finished and names
+ * job `taker` as one that took a chunk of it over: its `resume` takes from `taker`'s journal the tasks of its chunks
+ * of the same items (hand-over.ts `coveringTasks`), so that journal must stay. Not when that job is gone or cannot be
+ * read (nothing can resume it), was handed back (`handBack`: it names `taker` no more), or was taken over whole by
+ * `taker` with the chunk's task in its own journal: that takeover stands without `taker`'s journal, and its resume
+ * sends nothing (journaled-run.ts runResume).
+ */
+function waitsForIt(store: JobStore, from: string, taker: string): boolean {
+  const path = store.find(from);
+  const state = path === undefined ? undefined : readJobState(path, from);
+  if (state === undefined || state.done || !(state.takenOver ?? []).some((cover) => cover.job === taker)) return false;
+  const whole = state.supersededCover;
+  return !(whole?.job === taker && state.chunks.get(whole.chunk)?.task !== undefined);
 }
 
 /** What a pruned job's record says it was (store/job-places.ts retireJobPlace): `lost` is never called finished. */
@@ -640,6 +669,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
       lost: _lost,
       notJournal: _no,
       endedElsewhere: _elsewhere,
+      tookFrom: _tookFrom,
       ...row
     }) => (row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row),
   );

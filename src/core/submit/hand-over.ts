@@ -24,7 +24,9 @@
  * A re-run of the same items in the same chunks takes the job over whole (`whole`: superseded) only when the chunk is
  * the job's one chunk in doubt. A re-run that took chunks over otherwise (other items, other chunks, another chunk in
  * doubt) may have created the job's other items too: its `resume` takes those chunks' tasks from it by their items
- * (`coveringTasks`), after that job has finished.
+ * (`coveringTasks`), after that job has finished. So the re-run's own journal names each chunk handed to it (`covers` on
+ * the record of its chunk: local-runs.ts `handed`), and its prune keeps it while that job has not finished, whatever
+ * the state directory of either (core/jobs.ts `pruneJobs`).
  *
  * Its locks decide who goes first: a `resume` of the stopped job running now holds them, and the re-run waits for it
  * (it settles the chunk itself); a re-run holding them makes that `resume` exit 2 for the instant it writes.

@@ -82,6 +82,8 @@ export class JobJournal implements ChunkObserver {
       before: [...dispatch.before.ids],
       before_complete: dispatch.before.complete,
       ...(dispatch.serverOffsetLow !== undefined && { server_offset: Math.floor(dispatch.serverOffsetLow) }),
+      // The stopped jobs' chunks handed to it: this journal is kept while their jobs may take its tasks.
+      ...(dispatch.handed !== undefined && dispatch.handed.length > 0 && { covers: [...dispatch.handed] }),
     };
     this.file.append(send);
     // Sent again by the user's word: the next exit 9 of the chunk does not offer it again.
@@ -91,7 +93,13 @@ export class JobJournal implements ChunkObserver {
     crashPoint(this.env, 'sent', chunk.index);
   }
 
-  created(chunk: PlannedChunk, task: Task, how: How, covers?: () => void): void {
+  created(
+    chunk: PlannedChunk,
+    task: Task,
+    how: How,
+    covers?: () => void,
+    handed?: ReadonlyArray<{ job: string; chunk: number }>,
+  ): void {
     const { index } = chunk;
     if (this.inherited.delete(index)) {
       const at = task.created_at;
@@ -116,6 +124,7 @@ export class JobJournal implements ChunkObserver {
         cost: task.cost,
         how,
         created_at: task.created_at,
+        ...(handed !== undefined && handed.length > 0 && { covers: [...handed] }),
       });
       this.setTask(index, { id: task.id, cost: task.cost, how, created_at: task.created_at });
       // Then the stopped jobs' chunks it covers are given it: this run's record, that their covers name, comes first.

@@ -75,6 +75,21 @@ const JobSchema = z.object({
 });
 export type Job = z.infer<typeof JobSchema>;
 
+/**
+ * A job's chunk that took another job's chunk in doubt over (the same items, sent once that request could not land).
+ * `whole`: that job is this one's input in the same chunking (service, account, base URL, items digest, chunk size):
+ * it creates or reuses every chunk of these items, so this job is superseded by it (never sends again).
+ */
+const CoverSchema = z.object({ job: z.string(), chunk: chunkNo, whole: z.boolean().optional() });
+export type Cover = z.infer<typeof CoverSchema>;
+
+/**
+ * The chunks of other jobs in doubt handed to this job's chunk (hand-over.ts: their `covered_by` names it), on the
+ * chunk's `send` or reused `created`: that job's `resume` may take this job's tasks (`coveringTasks`), so this journal
+ * is kept while that job has not finished, whatever its state directory (jobs.ts `pruneJobs`). Older readers ignore it.
+ */
+const CoversSchema = z.array(z.object({ job: z.string(), chunk: chunkNo })).optional();
+
 const SendSchema = z.object({
   type: z.literal('send'),
   chunk: chunkNo,
@@ -93,16 +108,10 @@ const SendSchema = z.object({
    * judges a task's created_at against `sent_at` whatever the clocks say. Journals of earlier versions have none.
    */
   server_offset: z.number().optional(),
+  /** The other jobs' chunks handed to this one before it was sent (`CoversSchema`). */
+  covers: CoversSchema,
 });
 export type SendRecord = z.infer<typeof SendSchema>;
-
-/**
- * A job's chunk that took another job's chunk in doubt over (the same items, sent once that request could not land).
- * `whole`: that job is this one's input in the same chunking (service, account, base URL, items digest, chunk size):
- * it creates or reuses every chunk of these items, so this job is superseded by it (never sends again).
- */
-const CoverSchema = z.object({ job: z.string(), chunk: chunkNo, whole: z.boolean().optional() });
-export type Cover = z.infer<typeof CoverSchema>;
 
 const RecordSchema = z.discriminatedUnion('type', [
   JobSchema,
@@ -115,6 +124,8 @@ const RecordSchema = z.discriminatedUnion('type', [
     how: z.string(),
     /** The task's `created_at` as the service gave it: tells it from a task given its id again. Older readers ignore it. */
     created_at: z.string().optional(),
+    /** The other jobs' chunks handed to this one, whose reused task covers them (`CoversSchema`). */
+    covers: CoversSchema,
   }),
   z.object({
     type: z.literal('unknown'),
@@ -221,6 +232,11 @@ export interface JobState {
    * this job's other items too (hand-over.ts `coveringTasks`).
    */
   takenOver?: Cover[];
+  /**
+   * The chunks of other jobs that were handed to chunks of this one (the `covers` of its records): each of those jobs'
+   * `resume` may take this job's tasks, so it is kept while they have not finished (jobs.ts `pruneJobs`).
+   */
+  tookOver?: Array<{ job: string; chunk: number }>;
   /** The jobs of `takenOver` (or their successors) the user said not to wait for (`resume --ignore-job`). */
   ignored?: string[];
   chunks: Map<number, ChunkState>;
@@ -430,6 +446,8 @@ export class JobFold {
       if (!state.ignored?.includes(record.job)) (state.ignored ??= []).push(record.job);
       return;
     }
+    if ((record.type === 'send' || record.type === 'created') && record.covers !== undefined)
+      tookOver(state, record.covers);
     const chunk = state.chunks.get(record.chunk) ?? {};
     state.chunks.set(record.chunk, chunk);
     // Sent again or given a task after a refusal (an older version, which ignores `refused`, continued the journal).
@@ -471,6 +489,14 @@ export class JobFold {
       state.supersededBy = record.covered_by.job;
       state.supersededCover = record.covered_by;
     }
+  }
+}
+
+/** Adds `covers` (a record's other jobs' chunks handed to this job) to the state's `tookOver`, each once. */
+function tookOver(state: JobState, covers: ReadonlyArray<{ job: string; chunk: number }>): void {
+  for (const { job, chunk } of covers) {
+    const known = (state.tookOver ??= []);
+    if (!known.some((cover) => cover.job === job && cover.chunk === chunk)) known.push({ job, chunk });
   }
 }
 

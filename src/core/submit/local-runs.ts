@@ -292,6 +292,16 @@ export class LocalCreates {
   }
 
   /**
+   * The stopped jobs' chunks handed to this run's chunk (hand-over.ts), as its own record names them (`covers` on its
+   * `send`, or on the `created` of a task it reused): their `resume` may take this job's tasks, so its journal is kept
+   * while they have not finished, in whatever state directory it is (jobs.ts `pruneJobs`). Read before `covered`.
+   */
+  handed(): Array<{ job: string; chunk: number }> {
+    if (this.own === undefined) return [];
+    return this.waitedFor.flatMap(({ job, handed }) => (handed ? [{ job: job.journal, chunk: job.chunk }] : []));
+  }
+
+  /**
    * This run has its task for the items of a stopped job's chunk in doubt: returns what records it, run when this run
    * records that task (at once past its first POST; a task reused before it is held until the balance is judged, and
    * dropped when the balance refuses the run: job-journal.ts `created`). A chunk handed to this run (hand-over.ts) is

@@ -122,7 +122,8 @@ export async function sendChunks(
         outcomes.set(chunk.index, outcome);
         // On stdout before the journal's record: a journal that cannot be written never hides a task that exists.
         progress.interject(() => output.write(outcome.task));
-        if (plan.input.observer) plan.input.observer.created(chunk, outcome.task, outcome.how, outcome.covers);
+        if (plan.input.observer)
+          plan.input.observer.created(chunk, outcome.task, outcome.how, outcome.covers, outcome.handed);
         else outcome.covers?.();
         name();
         ctx.cache.rememberTasks([outcome.task]);

@@ -214,6 +214,7 @@ async function lookBefore(
         return reuse.seen;
       }
       const task = reuse.match.task;
+      const handed = local.handed();
       const covers = local.covered(task);
       // After a stopped run was waited for, the walk reached back to its send, which may be before the window.
       const reach = waited
@@ -226,7 +227,7 @@ async function lookBefore(
       ctx.printer.info(
         `reusing task ${task.id}: same service and items, ${task.status}, created ${task.created_at} (${reach})`,
       );
-      return { task, how: 'reused', items: items.length, covers };
+      return { task, how: 'reused', items: items.length, covers, ...(handed.length > 0 && { handed }) };
     }
     // Insurance, not a gate: a slow list must not hold the create up (a lost answer then ends in exit 9). Waits for
     // the rate limit are not the list's slowness: the POST would wait for them too, so they do not count.
@@ -393,7 +394,8 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
       try {
         // Write-ahead: other local runs know of this request before it can have made a task.
         entry ??= state.local.begin(service, items, hooks.job, sentAtMs);
-        hooks.dispatched?.({ attempt, sentAtMs, before });
+        const handed = state.local.handed();
+        hooks.dispatched?.({ attempt, sentAtMs, before, ...(handed.length > 0 && { handed }) });
       } catch (error) {
         refused = { error };
         throw error;

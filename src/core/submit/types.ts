@@ -82,6 +82,8 @@ export interface Outcome {
    * this run records the task (`ChunkObserver.created`).
    */
   covers?: () => void;
+  /** The stopped jobs' chunks that task covers, handed to this chunk (local-runs.ts `handed`): its record names them. */
+  handed?: ReadonlyArray<{ job: string; chunk: number }>;
 }
 
 /** A chunk with its task, from an earlier run of a journaled job: only what the journal keeps of the task. */
@@ -107,6 +109,8 @@ export interface Dispatch {
   before: Snapshot;
   /** Server minus client clock, at least (from Date headers so far), when known: a journal's send keeps it. */
   serverOffsetLow?: number | undefined;
+  /** The stopped jobs' chunks handed to this chunk (local-runs.ts `handed`): a journal's send names them. */
+  handed?: ReadonlyArray<{ job: string; chunk: number }>;
 }
 
 export interface Totals {
@@ -123,7 +127,14 @@ export interface Totals {
 export interface ChunkObserver {
   sending: (chunk: PlannedChunk, dispatch: Dispatch) => void;
   /** `covers`: what gives the task to stopped jobs' chunks it covers, run when the task is recorded (`Outcome`). */
-  created: (chunk: PlannedChunk, task: Task, how: How, covers?: () => void) => void;
+  /** `handed`: the stopped jobs' chunks that task covers (`Outcome`), named by its record. */
+  created: (
+    chunk: PlannedChunk,
+    task: Task,
+    how: How,
+    covers?: () => void,
+    handed?: ReadonlyArray<{ job: string; chunk: number }>,
+  ) => void;
   unknown: (chunk: PlannedChunk, ids: readonly number[], why: string) => void;
   /** `refused`: the service refused the chunk's items (a 4xx naming them): sending them again is refused again. */
   notCreated: (chunk: PlannedChunk, why: string, refused?: boolean) => void;

@@ -5,14 +5,15 @@
  * chunk over there, and the stopped job's `resume` (the hint `taskctl jobs` gives) reads the re-run's journal where it
  * is: it pays for nothing the re-run bought; while that re-run has not finished, its `Settle that job first` hint names
  * the re-run by its journal there (`resume ID` knows only this state directory's jobs), so that it runs verbatim here
- * (docs/behaviour.md#the-ledger). That re-run finished and pruned where it ran (its journal removed, the cache
- * directory's record of it marked so): the chunk it took over is never scanned for nor sent again; exit 9 names the
- * read that finds its task and the `--adopt` that takes it.
+ * (docs/behaviour.md#the-ledger). That re-run finished is kept where it ran while the stopped job has not finished (its
+ * journal names the chunk it took over: core/jobs.ts pruneJobs); one of an earlier version, which names none, pruned
+ * there (its journal removed, the cache directory's record of it marked so): the chunk it took over is never scanned
+ * for nor sent again; exit 9 names the read that finds its task and the `--adopt` that takes it.
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runTaskctl } from '../run-in-process.js';
-import { keepJournalLines } from '../journal-lines.js';
+import { journalLines, keepJournalLines } from '../journal-lines.js';
 import { startedBefore, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['tk-a.com', 'tk-b.com', 'tk-c.com', 'tk-d.com', 'tk-e.com', 'tk-f.com'];
@@ -118,7 +119,35 @@ it('that re-run killed with its own POST out before the stopped job took its tas
   expect(rows.find((row) => row.id === rerun)?.state).toBe('finished');
 });
 
-it("a re-run of its chunk 1's items there, finished and pruned as finished: the resume sends nothing (exit 9); its --adopt, followed here, pays once", async () => {
+it("a re-run of its chunk 1's items there, finished, is kept by its prune while the stopped job has not finished: its resume takes that task and sends the rest, each item paid once", async () => {
+  const stopped = await stoppedByCtrlC(world, CREATE, dir, 'reset-before');
+  startedBefore(dir, stopped, 2 * 3_600_000);
+  const again = await run(
+    ['create', 'domain_check_availability', 'tk-a.com', 'tk-b.com', '-y', '-q', '--reuse-window', '1h'],
+    'state2',
+  );
+  expect(again.code, again.stderr).toBe(0);
+  const rerun = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(again.stderr)?.[1] ?? '';
+  const theirs = join(dir, 'state2', 'jobs', `${rerun}.jsonl`);
+  // As if it had stopped before it gave the stopped job's journal that task (killed as its POST was answered).
+  keepJournalLines(join(dir, 'state', 'jobs', `${stopped}.jsonl`), (r) => r.type !== 'reconciled' && r.type !== 'done');
+  // Its chunk 1 names the stopped job's chunk it took over (`covers`): its prune keeps it for that job.
+  expect(journalLines(theirs).find((record) => record.type === 'send')?.covers).toEqual([{ job: stopped, chunk: 1 }]);
+  const pruned = await run(['jobs', '--prune'], 'state2');
+  expect(pruned.code, pruned.stderr).toBe(0);
+  expect(pruned.stderr).toMatch(/removed 0 finished jobs/);
+  const posts = await world.posts();
+  const resumed = await run(['resume', stopped, '-y']);
+  // Chunks 2 and 3, which no other job bought, are sent once; chunk 1 is the re-run's task.
+  expect(await world.posts()).toBe(posts + 2);
+  await paidOnce();
+  expect(resumed.code, resumed.stderr).toBe(0);
+  // Once the stopped job has finished, the re-run goes where it ran.
+  const later = await run(['jobs', '--prune'], 'state2');
+  expect(later.stderr).toMatch(/removed 1 finished job/);
+});
+
+it("a re-run of its chunk 1's items there by an earlier version (its journal names no chunk it took over), finished and pruned as finished: the resume sends nothing (exit 9); its --adopt, followed here, pays once", async () => {
   const stopped = await stoppedByCtrlC(world, CREATE, dir, 'reset-before');
   startedBefore(dir, stopped, 2 * 3_600_000);
   // Only chunk 1's items, in another state directory: it takes that chunk over, and its POST ends in doubt.
@@ -136,6 +165,12 @@ it("a re-run of its chunk 1's items there, finished and pruned as finished: the 
   expect(finished.code, finished.stderr).toBe(0);
   // As if it had stopped before it gave the stopped job's journal that task (its chunk's own check, killed).
   keepJournalLines(join(dir, 'state', 'jobs', `${stopped}.jsonl`), (r) => r.type !== 'reconciled' && r.type !== 'done');
+  // Its journal as an earlier version wrote it: no `covers`, so its prune does not know the stopped job needs it.
+  keepJournalLines(
+    theirs,
+    () => true,
+    ({ covers: _, ...record }) => record,
+  );
   const pruned = await run(['jobs', '--prune'], 'state2');
   expect(pruned.code, pruned.stderr).toBe(0);
   expect(pruned.stderr + pruned.stdout).toMatch(/removed 1 finished job/);

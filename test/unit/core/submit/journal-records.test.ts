@@ -107,6 +107,23 @@ describe('rebuild', () => {
     );
   });
 
+  it("a chunk's `covers` (other jobs' chunks handed to it, on its send or its reused task) are the job's tookOver, each once; without them, none", () => {
+    const covers = [{ job: 'j-0000000aaaaa', chunk: 2 }];
+    const records: unknown[] = [
+      jobRecord(3),
+      { ...send(1, []), covers },
+      { type: 'created', chunk: 1, task: 7, cost: 1, how: 'created' },
+      { ...send(2, []), covers },
+      { type: 'created', chunk: 2, task: 8, cost: 1, how: 'created' },
+      { type: 'created', chunk: 3, task: 9, cost: 1, how: 'reused', covers: [{ job: 'j-0000000bbbbb', chunk: 1 }] },
+    ];
+    expect(rebuild(records, '/j.jsonl')?.tookOver).toEqual([...covers, { job: 'j-0000000bbbbb', chunk: 1 }]);
+    const fold = new JobFold('/j.jsonl', { counts: true });
+    for (const record of records) fold.add(record);
+    expect(fold.end()?.tookOver).toHaveLength(2);
+    expect(rebuild([jobRecord(1), send(1, [])], '/j.jsonl')?.tookOver).toBeUndefined();
+  });
+
   it('a damaged line in a 65,000-chunk journal: the chunk it may have sent is found, never a stack overflow', () => {
     const records: unknown[] = [jobRecord(CHUNKS + 1)];
     for (let chunk = 1; chunk <= CHUNKS; chunk++) {
