@@ -270,19 +270,28 @@ function countsDisagree(counts: ItemCounts): boolean {
 
 /**
  * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for `wait` and every
- * `--wait`, `show` and `list`: only its status says it finished. `shown`: what the command shows of the counts beyond
- * them (a wait's progress: at most 100%).
+ * `--wait`, `show`, `list` and `watch`: only its status says it finished. `shown`: what the command shows of the counts
+ * beyond them (a wait's progress: at most 100%). `remember`: at most this many task ids kept (a watch that follows
+ * thousands of tasks for hours), the one seen least recently forgotten first, so a task forgotten is warned about again
+ * when its counts are seen next; unbounded by default (a command's tasks are the ids it was given).
  */
 export function disagreeingCountsWarner(
   warn: (message: string) => void,
   shown?: string,
+  remember = Number.POSITIVE_INFINITY,
 ): (task: TaskStateFields & { id: number }) => void {
-  const seen = new Set<number>();
+  // In order of last sight (a Map keeps insertion order): the first key is the one to forget.
+  const seen = new Map<number, true>();
   return (task) => {
-    if (seen.has(task.id)) return;
+    if (seen.delete(task.id)) {
+      seen.set(task.id, true);
+      return;
+    }
     const counts = itemCounts(task);
     if (!countsDisagree(counts)) return;
-    seen.add(task.id);
+    seen.set(task.id, true);
+    const oldest = seen.size > remember ? seen.keys().next() : undefined;
+    if (oldest?.done === false) seen.delete(oldest.value);
     const counted = (counts.completed ?? 0) + (counts.failed ?? 0);
     warn(
       `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; ${shown === undefined ? '' : `${shown}, and `}only its status says when it is finished`,
