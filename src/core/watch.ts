@@ -101,7 +101,7 @@ function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
  * The tasks whose disagreeing counts `watch` remembers having warned about (docs/behaviour.md#what-watch-keeps): a
  * watch may follow thousands of tasks for days, so the memory is bounded, the task seen least recently forgotten first.
  */
-export const WARNED_COUNTS_REMEMBERED = 1_000;
+const WARNED_COUNTS_REMEMBERED = 1_000;
 
 interface Change {
   /** The change's time (changeTime). */

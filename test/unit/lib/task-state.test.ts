@@ -99,7 +99,13 @@ describe('task state rules', () => {
 });
 
 describe('disagreeingCountsWarner', () => {
-  const disagreeing = (id: number) => ({ id, status: 'completed', total_items: 1, completed_items: 3, failed_items: 0 });
+  const disagreeing = (id: number) => ({
+    id,
+    status: 'completed',
+    total_items: 1,
+    completed_items: 3,
+    failed_items: 0,
+  });
 
   it('warns once a task whose counts disagree, never about one whose counts agree', () => {
     const said: string[] = [];

@@ -148,7 +148,10 @@ describe('eventLineFormatter', () => {
     expect(wide).toBe(
       `2025-01-15T12:00:00Z  task 7       domain_check_…  completed   1/5,\n${' '.repeat(column)}4 not listed`,
     );
-    const wider = shown(format, { ...line('email_verify', '100/120, 1 failed, 19 not listed', 21), status: 'completed' });
+    const wider = shown(format, {
+      ...line('email_verify', '100/120, 1 failed, 19 not listed', 21),
+      status: 'completed',
+    });
     expect(wider.split('\n').map((l) => l.slice(column))).toEqual(['100/120,', '1 failed,', '19 not listed']);
     for (const l of [first, wide, wider].flatMap((all) => all.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(79);
   });

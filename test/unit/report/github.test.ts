@@ -168,7 +168,9 @@ describe('githubAnnotations: items a finished task does not list', () => {
 
   it('one item: singular words', () => {
     const [line] = githubAnnotations([{ ...partial(6), total_items: 2 }]);
-    expect(line).toMatch(/title=taskctl%3A task 6 has 1 item not listed .*::task 6 lists 1 of its 2 items; the 1 not listed was never seen, so it counts as failed/);
+    expect(line).toMatch(
+      /title=taskctl%3A task 6 has 1 item not listed .*::task 6 lists 1 of its 2 items; the 1 not listed was never seen, so it counts as failed/,
+    );
   });
 
   it('after the failed tasks, before the failed items; a failed task with items it does not list gets both, as in JUnit', () => {

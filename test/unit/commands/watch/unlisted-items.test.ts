@@ -62,7 +62,9 @@ describe('watch: items a completed task does not list, for a person', () => {
       api.reply('GET', '/tasks/7', 200, { success: true, data: body });
       const result = await runTaskctl(['watch', '7', '-o', 'table'], { api, clock: new FakeClock() });
       expect(result.code, result.stderr).toBe(11);
-      expect(result.stdout).toBe(`2025-01-15T12:30:00Z  task 7       domain_check_availability  completed   ${counts}\n`);
+      expect(result.stdout).toBe(
+        `2025-01-15T12:30:00Z  task 7       domain_check_availability  completed   ${counts}\n`,
+      );
     }
   });
 
