@@ -263,6 +263,18 @@ export function unlistedItemsNote(task: { id: number; total_items: number; items
   return `task ${task.id} lists ${listed.toLocaleString('en-US')} of its ${task.total_items.toLocaleString('en-US')} ${task.total_items === 1 ? 'item' : 'items'}`;
 }
 
+/**
+ * The items an ended task does not list, for the reports (JUnit's `items_not_listed` testcase, the GitHub annotation):
+ * how many, and what the task lists in `unlistedItemsNote`'s words, from that count, so a task whose items were not
+ * kept (as a wait last saw it: follow/item-counts.ts) reads the same. Undefined when it lists them all, or is running.
+ */
+export function unlistedItems(task: TaskStateFields & { id: number }): { count: number; note: string } | undefined {
+  const count = itemCounts(task).unlisted;
+  if (count === undefined) return undefined;
+  const listed = { length: task.total_items - count };
+  return { count, note: unlistedItemsNote({ id: task.id, total_items: task.total_items, items: listed }) ?? '' };
+}
+
 /** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */
 function countsDisagree(counts: ItemCounts): boolean {
   return (counts.completed ?? 0) + (counts.failed ?? 0) > counts.total;

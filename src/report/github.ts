@@ -10,7 +10,7 @@ import {
   itemOutcome,
   taskPhase,
   taskTone,
-  unlistedItemsNote,
+  unlistedItems,
   type StatusTone,
 } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
@@ -66,16 +66,6 @@ const ended = (task: Task): boolean => taskPhase(task) === 'ended';
 function notCompleted(task: Task): TaskItem[] {
   const judgeLeftovers = taskPhase(task) === 'completed';
   return (task.items ?? []).filter((item) => itemOutcome(item, judgeLeftovers) === 'failed');
-}
-
-/**
- * Items a finished task does not list (fewer than `total_items`), as JUnit's `items_not_listed` testcase names them:
- * how many, and what the task lists. Undefined when it lists them all (or is still running).
- */
-function unlistedItems(task: Task): { count: number; note: string } | undefined {
-  const count = itemCounts(task).unlisted;
-  if (count === undefined) return undefined;
-  return { count, note: unlistedItemsNote(task) ?? `task ${task.id}: ${counted(count, 'item')} not listed` };
 }
 
 function failedItemCount(tasks: readonly Task[]): number {

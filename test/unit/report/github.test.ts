@@ -7,6 +7,7 @@ import {
   githubSummary,
   markdownCell,
 } from '../../../src/report/github.js';
+import { UNLISTED_ITEMS } from '../../../src/lib/task-state.js';
 
 function task(id: number, status: string, items: Array<[string, string, string?]>, extra: Partial<Task> = {}): Task {
   return {
@@ -195,6 +196,11 @@ describe('githubAnnotations: items a finished task does not list', () => {
     expect(lines[1]).toMatch(
       /^::warning title=taskctl%3A more failures::1 task with items not listed and 3 failed items not annotated \(GitHub shows 1 error annotations per step\)\. See: taskctl show 8 -o json; taskctl show 7 --items-status failed$/,
     );
+  });
+
+  it('a task as a wait last saw it (its items not kept, their count kept): what it listed, from that count', () => {
+    const seen: Task = { ...partial(6), items: undefined, completed_items: 1, failed_items: 0, [UNLISTED_ITEMS]: 4 };
+    expect(githubAnnotations([seen])[0]).toMatch(/task 6 has 4 items not listed .*::task 6 lists 1 of its 5 items; /);
   });
 
   it('a running task, or one that lists every item, gets none', () => {
