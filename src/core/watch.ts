@@ -14,6 +14,7 @@ import { isoSeconds } from '../output/times.js';
 import { formatDuration } from '../lib/duration.js';
 import { seenOnServerClock } from './server-time.js';
 import {
+  disagreeingCountsWarner,
   failedOrUnlisted,
   isTerminal,
   itemCounts,
@@ -95,6 +96,12 @@ function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
     room: countsRoom(task.total_items),
   };
 }
+
+/**
+ * The tasks whose disagreeing counts `watch` remembers having warned about (docs/behaviour.md#what-watch-keeps): a
+ * watch may follow thousands of tasks for days, so the memory is bounded, the task seen least recently forgotten first.
+ */
+const WARNED_COUNTS_REMEMBERED = 1_000;
 
 interface Change {
   /** The change's time (changeTime). */
@@ -202,6 +209,8 @@ export async function runWatch(
   const warnUnknown = unknownStatusWarner((text) => {
     printer.warn(text);
   });
+  // As `wait`, `show` and `list` warn, in every format and with `-q`; once a task, within a bounded memory.
+  const warnCounts = disagreeingCountsWarner((text) => printer.warn(text), undefined, WARNED_COUNTS_REMEMBERED);
   // `-q` alone: nothing on stdout, the exit code speaks (docs/behaviour.md#quiet); warnings and errors still come.
   const silent = idsOnly(ctx.globals);
   const asEvents = !silent && (printer.format === 'json' || printer.format === 'ndjson');
@@ -251,6 +260,7 @@ export async function runWatch(
       target.verify?.(task);
       const at = changeTime(change, onServer);
       warnUnknown(task);
+      warnCounts(task);
       if (asEvents) {
         // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.
         const event = statusChanged ? toWebhookEvent(task, at) : undefined;

@@ -263,6 +263,18 @@ export function unlistedItemsNote(task: { id: number; total_items: number; items
   return `task ${task.id} lists ${listed.toLocaleString('en-US')} of its ${task.total_items.toLocaleString('en-US')} ${task.total_items === 1 ? 'item' : 'items'}`;
 }
 
+/**
+ * The items an ended task does not list, for the reports (JUnit's `items_not_listed` testcase, the GitHub annotation):
+ * how many, and what the task lists in `unlistedItemsNote`'s words, from that count, so a task whose items were not
+ * kept (as a wait last saw it: follow/item-counts.ts) reads the same. Undefined when it lists them all, or is running.
+ */
+export function unlistedItems(task: TaskStateFields & { id: number }): { count: number; note: string } | undefined {
+  const count = itemCounts(task).unlisted;
+  if (count === undefined) return undefined;
+  const listed = { length: task.total_items - count };
+  return { count, note: unlistedItemsNote({ id: task.id, total_items: task.total_items, items: listed }) ?? '' };
+}
+
 /** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */
 function countsDisagree(counts: ItemCounts): boolean {
   return (counts.completed ?? 0) + (counts.failed ?? 0) > counts.total;
@@ -270,19 +282,28 @@ function countsDisagree(counts: ItemCounts): boolean {
 
 /**
  * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for `wait` and every
- * `--wait`, `show` and `list`: only its status says it finished. `shown`: what the command shows of the counts beyond
- * them (a wait's progress: at most 100%).
+ * `--wait`, `show`, `list` and `watch`: only its status says it finished. `shown`: what the command shows of the counts
+ * beyond them (a wait's progress: at most 100%). `remember`: at most this many task ids kept (a watch that follows
+ * thousands of tasks for hours), the one seen least recently forgotten first, so a task forgotten is warned about again
+ * when its counts are seen next; unbounded by default (a command's tasks are the ids it was given).
  */
 export function disagreeingCountsWarner(
   warn: (message: string) => void,
   shown?: string,
+  remember = Number.POSITIVE_INFINITY,
 ): (task: TaskStateFields & { id: number }) => void {
-  const seen = new Set<number>();
+  // In order of last sight (a Map keeps insertion order): the first key is the one to forget.
+  const seen = new Map<number, true>();
   return (task) => {
-    if (seen.has(task.id)) return;
+    if (seen.delete(task.id)) {
+      seen.set(task.id, true);
+      return;
+    }
     const counts = itemCounts(task);
     if (!countsDisagree(counts)) return;
-    seen.add(task.id);
+    seen.set(task.id, true);
+    const oldest = seen.size > remember ? seen.keys().next() : undefined;
+    if (oldest?.done === false) seen.delete(oldest.value);
     const counted = (counts.completed ?? 0) + (counts.failed ?? 0);
     warn(
       `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; ${shown === undefined ? '' : `${shown}, and `}only its status says when it is finished`,

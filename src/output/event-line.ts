@@ -5,7 +5,8 @@
  * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
  * way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
  * status or service name than any kept room for); where even a cut service leaves the counts no room (a long id, a
- * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut.
+ * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut; counts wider
+ * than the room left for them (`1/5, 4 not listed` at 80 columns) go on under their column, broken between two counts.
  */
 import { WRAPPED_INDENT, type StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
@@ -130,8 +131,40 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
       { text: `${shown.padEnd(serviceWidth)}${GAP}` },
       { text: status, status: line.task ?? true },
     ];
-    const tail = `${' '.repeat(width.status - status.length)}${GAP}${line.rest}`.trimEnd();
-    if (line.rest !== '') parts.push({ text: tail });
+    const pad = `${' '.repeat(width.status - status.length)}${GAP}`;
+    // Counts wider than the room left on the line go on under their own column, broken between two counts.
+    const at = textWidth(`${head}${shown.padEnd(serviceWidth)}${GAP}`) + width.status + GAP.length;
+    const rows = broken || line.room === undefined ? undefined : countsRows(line.rest, columns, at);
+    if (rows !== undefined) {
+      parts.push({ text: `${pad}${rows[0] ?? ''}` });
+      const under = ' '.repeat(Math.max(0, at - WRAPPED_INDENT.length));
+      for (const row of rows.slice(1)) parts.push({ text: ' ', lineBreak: true }, { text: `${under}${row}` });
+    } else if (line.rest !== '') parts.push({ text: `${pad}${line.rest}`.trimEnd() });
     return [...parts, ...(line.marks ?? [])];
   };
+}
+
+/** What `countsText` writes (output/task-columns.ts): `1/5`, then `, N failed` and `, N not listed`. */
+const COUNTS = /^[\d,]+\/[\d,]+(?:, [\d,]+ (?:failed|not listed))*$/;
+
+/**
+ * Counts (`1/5, 1 failed, 3 not listed`) that start at column `at` and do not fit in `columns`, as the rows they are
+ * shown in: broken after a count's comma, each row as many counts as fit (at least one), the next rows under the
+ * first. Undefined when they fit, off a terminal, or when even one count alone would not fit there (the printer then
+ * wraps the line at its spaces).
+ */
+function countsRows(rest: string, columns: number | undefined, at: number): string[] | undefined {
+  if (columns === undefined || at + textWidth(rest) <= columns || !COUNTS.test(rest)) return undefined;
+  const counts = rest.split(', ');
+  if (counts.length < 2) return undefined;
+  const room = columns - at;
+  const rows: string[] = [];
+  for (const [index, count] of counts.entries()) {
+    const text = index < counts.length - 1 ? `${count},` : count;
+    const last = rows.length - 1;
+    if (last >= 0 && textWidth(`${rows[last] ?? ''} ${text}`) <= room) rows[last] = `${rows[last] ?? ''} ${text}`;
+    else if (textWidth(text) > room) return undefined;
+    else rows.push(text);
+  }
+  return rows;
 }

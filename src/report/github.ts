@@ -4,7 +4,15 @@
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { errorText } from '../lib/item-error.js';
-import { failedOrUnlisted, itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
+import {
+  failedOrUnlisted,
+  itemCounts,
+  itemOutcome,
+  taskPhase,
+  taskTone,
+  unlistedItems,
+  type StatusTone,
+} from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 
@@ -93,6 +101,9 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   }
   const failures = tasks.flatMap((task) => [
     ...(ended(task) ? [`task ${task.id} ${task.status}: ${task.error_message ?? 'no reason given'}`] : []),
+    ...[unlistedItems(task)]
+      .filter((unlisted) => unlisted !== undefined)
+      .map(({ count, note }) => `task ${task.id} · ${counted(count, 'item')} not listed: ${note}`),
     ...notCompleted(task).map(
       (item) => `task ${task.id} · ${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`,
     ),
@@ -110,7 +121,8 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
 }
 
 /**
- * `::error` commands: failed tasks first, then failed items, at most MAX_ERROR_ANNOTATIONS; the rest as one
+ * `::error` commands: failed tasks first, then one for each finished task that does not list all its items (how many,
+ * as JUnit's `items_not_listed` testcase), then failed items, at most MAX_ERROR_ANNOTATIONS; the rest as one
  * `::warning` with their count and where to see them.
  */
 export function githubAnnotations(
@@ -120,11 +132,33 @@ export function githubAnnotations(
 ): string[] {
   const see = (command: string) => (options.ephemeral ? '' : `. See: ${command}`);
   const errors: string[] = [];
+  let hiddenTasks = 0;
   for (const task of tasks) {
     if (!ended(task)) continue;
+    if (errors.length >= limit) {
+      hiddenTasks++;
+      continue;
+    }
     const title = `taskctl: task ${task.id} ${task.status} (${task.service})`;
     errors.push(
       `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}${see(`taskctl show ${task.id}`)}`)}`,
+    );
+  }
+  // Never seen is not a success (the summary counts them failed); what the service sent is `show -o json`, as the
+  // wait's hint says: `--items-status failed` lists none of them.
+  const unlistedHidden: number[] = [];
+  for (const task of tasks) {
+    const unlisted = unlistedItems(task);
+    if (unlisted === undefined) continue;
+    if (errors.length >= limit) {
+      unlistedHidden.push(task.id);
+      continue;
+    }
+    const what = `${counted(unlisted.count, 'item')} not listed`;
+    const one = unlisted.count === 1;
+    const why = `the ${formatCount(unlisted.count)} not listed ${one ? 'was' : 'were'} never seen, so ${one ? 'it counts' : 'they count'} as failed`;
+    errors.push(
+      `::error title=${escapeProperty(`taskctl: task ${task.id} has ${what} (${task.service})`)}::${escapeData(`${unlisted.note}; ${why}${see(`taskctl show ${task.id} -o json`)}`)}`,
     );
   }
   const moreBy = new Map<number, number>();
@@ -140,20 +174,22 @@ export function githubAnnotations(
       );
     }
   }
-  const shown = errors.slice(0, limit);
-  const hiddenTasks = errors.length - shown.length;
   const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
-  if (hiddenTasks + hiddenItems > 0) {
-    const where = [...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`).join('; ');
+  if (hiddenTasks + unlistedHidden.length + hiddenItems > 0) {
+    const where = [
+      ...unlistedHidden.map((id) => `taskctl show ${id} -o json`),
+      ...[...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`),
+    ].join('; ');
     const what = [
       hiddenTasks ? counted(hiddenTasks, 'failed task') : '',
+      unlistedHidden.length ? `${counted(unlistedHidden.length, 'task')} with items not listed` : '',
       hiddenItems ? counted(hiddenItems, 'failed item') : '',
     ]
       .filter(Boolean)
       .join(' and ');
-    shown.push(
+    errors.push(
       `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? see(where) : ''}`)}`,
     );
   }
-  return shown;
+  return errors;
 }

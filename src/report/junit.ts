@@ -20,7 +20,7 @@ import {
   itemCounts,
   itemOutcome,
   taskPhase,
-  unlistedItemsNote,
+  unlistedItems,
 } from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 
@@ -127,11 +127,12 @@ function testsuite(task: Task, totals: Counts): string {
     );
   }
   const itemTotals = itemCounts(task);
-  if (itemTotals.unlisted !== undefined) {
+  const unlisted = unlistedItems(task);
+  if (unlisted !== undefined) {
     counts.tests++;
     counts.errors++;
-    const name = `${counted(itemTotals.unlisted, 'item')} not listed`;
-    const message = unlistedItemsNote(task) ?? `task ${task.id}: ${name}`;
+    const name = `${counted(unlisted.count, 'item')} not listed`;
+    const message = unlisted.note;
     cases.push(
       `<testcase${attrs({ name, classname: task.service })}>\n      <error${attrs({ message, type: 'items_not_listed' })}>${xmlText(message)}</error>\n    </testcase>`,
     );

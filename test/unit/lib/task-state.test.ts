@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  disagreeingCountsWarner,
   ENDED_TASK_STATUSES,
   isTerminal,
   itemCounts,
@@ -94,6 +95,43 @@ describe('task state rules', () => {
       tone: 'partial',
     });
     expect(taskVerdict(task({ status: 'processing' }))).toEqual({ ended: false, succeeded: false, tone: 'working' });
+  });
+});
+
+describe('disagreeingCountsWarner', () => {
+  const disagreeing = (id: number) => ({
+    id,
+    status: 'completed',
+    total_items: 1,
+    completed_items: 3,
+    failed_items: 0,
+  });
+
+  it('warns once a task whose counts disagree, never about one whose counts agree', () => {
+    const said: string[] = [];
+    const note = disagreeingCountsWarner((text) => said.push(text));
+    note(disagreeing(7));
+    note(disagreeing(7));
+    note({ id: 8, status: 'completed', total_items: 3, completed_items: 3, failed_items: 0 });
+    expect(said).toEqual([
+      "task 7: the service's counts disagree: 3 items counted, but total_items is 1; only its status says when it is finished",
+    ]);
+  });
+
+  it('with a bound, remembers at most that many tasks: the least recently seen is forgotten first', () => {
+    const said: number[] = [];
+    const note = disagreeingCountsWarner((text) => said.push(Number(/^task (\d+)/.exec(text)?.[1])), undefined, 2);
+    note(disagreeing(1));
+    note(disagreeing(2));
+    note(disagreeing(1)); // seen again: now the most recent
+    note(disagreeing(3)); // a third: task 2 is forgotten
+    note(disagreeing(1));
+    note(disagreeing(3));
+    expect(said).toEqual([1, 2, 3]);
+    note(disagreeing(2)); // forgotten, so warned about again (and task 1 forgotten in turn)
+    note(disagreeing(3));
+    note(disagreeing(1));
+    expect(said).toEqual([1, 2, 3, 2, 1]);
   });
 });
 

@@ -140,6 +140,31 @@ describe('eventLineFormatter', () => {
     for (const l of lines.flatMap((both) => both.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(49);
   });
 
+  it('at 80 columns, counts wider than their room (`1/5, 4 not listed`): wrapped between two counts, the rest under the first, never inside one', () => {
+    const format = eventLineFormatter(79);
+    const first = shown(format, { ...line('domain_check_availability', '0/5', 13) });
+    const wide = shown(format, { ...line('domain_check_availability', '1/5, 4 not listed', 13), status: 'completed' });
+    const column = first.indexOf('0/5');
+    expect(wide).toBe(
+      `2025-01-15T12:00:00Z  task 7       domain_check_…  completed   1/5,\n${' '.repeat(column)}4 not listed`,
+    );
+    const wider = shown(format, {
+      ...line('email_verify', '100/120, 1 failed, 19 not listed', 21),
+      status: 'completed',
+    });
+    expect(wider.split('\n').map((l) => l.slice(column))).toEqual(['100/120,', '1 failed,', '19 not listed']);
+    for (const l of [first, wide, wider].flatMap((all) => all.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(79);
+  });
+
+  it('counts that fit are never broken, and a rest that is not counts (no room given) is left to the printer', () => {
+    expect(shown(eventLineFormatter(119), line('email_verify', '1/5, 4 not listed', 13))).toBe(
+      `2025-01-15T12:00:00Z  task 7       ${'email_verify'.padEnd(25)}  processing  1/5, 4 not listed`,
+    );
+    const format = eventLineFormatter(79);
+    const body = '{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}';
+    expect(shown(format, line('email_verify', body))).not.toContain('\n');
+  });
+
   it('given as a function, the width is read at each line, not when the formatter is made (a resized terminal)', () => {
     let columns = 39;
     const format = eventLineFormatter(() => columns);

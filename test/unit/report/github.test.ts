@@ -7,6 +7,7 @@ import {
   githubSummary,
   markdownCell,
 } from '../../../src/report/github.js';
+import { UNLISTED_ITEMS } from '../../../src/lib/task-state.js';
 
 function task(id: number, status: string, items: Array<[string, string, string?]>, extra: Partial<Task> = {}): Task {
   return {
@@ -150,6 +151,74 @@ describe('githubAnnotations', () => {
       '::error title=taskctl%3A task 1 item error (domain_check_availability)::b.com: item error',
       '::error title=taskctl%3A task 1 item skipped (domain_check_availability)::c.com: item skipped',
     ]);
+  });
+});
+
+describe('githubAnnotations: items a finished task does not list', () => {
+  const partial = (id: number, status = 'completed', extra: Partial<Task> = {}): Task => ({
+    ...task(id, status, [['a.com', 'completed']]),
+    total_items: 5,
+    ...extra,
+  });
+
+  it('a completed task whose only problem is items it does not list: one ::error naming the task and how many', () => {
+    expect(githubAnnotations([partial(6)])).toEqual([
+      '::error title=taskctl%3A task 6 has 4 items not listed (domain_check_availability)::task 6 lists 1 of its 5 items; the 4 not listed were never seen, so they count as failed. See: taskctl show 6 -o json',
+    ]);
+  });
+
+  it('one item: singular words', () => {
+    const [line] = githubAnnotations([{ ...partial(6), total_items: 2 }]);
+    expect(line).toMatch(
+      /title=taskctl%3A task 6 has 1 item not listed .*::task 6 lists 1 of its 2 items; the 1 not listed was never seen, so it counts as failed/,
+    );
+  });
+
+  it('after the failed tasks, before the failed items; a failed task with items it does not list gets both, as in JUnit', () => {
+    const lines = githubAnnotations([
+      task(1, 'completed', [['fail-b.com', 'failed', 'boom']]),
+      partial(6),
+      partial(2, 'failed', { error_message: 'task broke' }),
+    ]);
+    expect(lines.map((line) => /title=([^:]*)::/.exec(line)?.[1])).toEqual([
+      'taskctl%3A task 2 failed (domain_check_availability)',
+      'taskctl%3A task 6 has 4 items not listed (domain_check_availability)',
+      'taskctl%3A task 2 has 4 items not listed (domain_check_availability)',
+      'taskctl%3A task 1 item failed (domain_check_availability)',
+    ]);
+  });
+
+  it('past the limit, the overflow warning counts them apart from failed tasks and items', () => {
+    const items = Array.from({ length: 3 }, (_, i): [string, string, string] => [`fail-${i}.com`, 'failed', 'x']);
+    const lines = githubAnnotations([partial(6), partial(8), task(7, 'completed', items)], 1);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/task 6 has 4 items not listed/);
+    expect(lines[1]).toMatch(
+      /^::warning title=taskctl%3A more failures::1 task with items not listed and 3 failed items not annotated \(GitHub shows 1 error annotations per step\)\. See: taskctl show 8 -o json; taskctl show 7 --items-status failed$/,
+    );
+  });
+
+  it('a task as a wait last saw it (its items not kept, their count kept): what it listed, from that count', () => {
+    const seen: Task = { ...partial(6), items: undefined, completed_items: 1, failed_items: 0, [UNLISTED_ITEMS]: 4 };
+    expect(githubAnnotations([seen])[0]).toMatch(/task 6 has 4 items not listed .*::task 6 lists 1 of its 5 items; /);
+  });
+
+  it('a running task, or one that lists every item, gets none', () => {
+    const running = { ...partial(6, 'processing') };
+    expect(githubAnnotations([running, task(3, 'completed', [['a.com', 'completed']])])).toEqual([]);
+  });
+
+  it('after a one-off --sandbox run: no taskctl show command', () => {
+    expect(githubAnnotations([partial(6)], 10, { ephemeral: true })).toEqual([
+      '::error title=taskctl%3A task 6 has 4 items not listed (domain_check_availability)::task 6 lists 1 of its 5 items; the 4 not listed were never seen, so they count as failed',
+    ]);
+  });
+});
+
+describe('githubSummary: items a finished task does not list', () => {
+  it('the Failures list names them, as the heading counts them', () => {
+    const partial: Task = { ...task(6, 'completed', [['a.com', 'completed']]), total_items: 5 };
+    expect(githubSummary([partial])).toContain('- task 6 · 4 items not listed: task 6 lists 1 of its 5 items');
   });
 });
 

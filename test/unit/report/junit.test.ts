@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/api/schemas.js';
+import { UNLISTED_ITEMS } from '../../../src/lib/task-state.js';
 import { junitReport, xmlAttr, xmlText } from '../../../src/report/junit.js';
 import { findAll, parseXml } from './xml.js';
 
@@ -146,5 +147,18 @@ describe('junitReport', () => {
     ]);
     const properties = Object.fromEntries(findAll(doc, 'property').map((p) => [p.attrs.name, p.attrs.value]));
     expect(properties).toMatchObject({ 'task.completed_items': '1', 'task.failed_items': '4' });
+  });
+
+  it('a task as a wait last saw it (its items not kept, their count kept): the message says what it listed', () => {
+    const seen: Task = {
+      ...completedWithFailure,
+      total_items: 5,
+      items: undefined,
+      completed_items: 1,
+      failed_items: 0,
+      [UNLISTED_ITEMS]: 4,
+    };
+    const doc = parseXml(junitReport([seen]));
+    expect(findAll(doc, 'error').map((e) => e.attrs.message)).toEqual(['task 12 lists 1 of its 5 items']);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `watch` of a completed task that lists fewer items than its `total_items`: the machine formats have no "not listed"
- * field, so those items count in `failed_items` (not seen is not a success), and the exit code is wait's (11).
+ * field, so those items count in `failed_items` (not seen is not a success), and the exit code is wait's (11). The
+ * human lines say "not listed", as wait and show do, and a terminal never splits those words across two lines.
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock, mockApi, runTaskctl } from '../run-in-process.js';
@@ -40,5 +41,53 @@ describe('watch: items a completed task does not list', () => {
     // tsv has no header: timestamp, id, service, status, completed_items, failed_items, total_items.
     const [, , , status, completed, failed, total] = result.stdout.trim().split('\t');
     expect([status, completed, failed, total]).toEqual(['completed', '1', '4', '5']);
+  });
+});
+
+describe('watch: items a completed task does not list, for a person', () => {
+  const partly = {
+    ...task,
+    items: [
+      { target: 'a.com', status: 'completed', data: { available: true } },
+      { target: 'b.com', status: 'failed', error: 'boom' },
+    ],
+  };
+
+  it('in a pipe: "not listed", as wait and show say, never counted failed', async () => {
+    for (const [body, counts] of [
+      [task, '1/5, 4 not listed'],
+      [partly, '1/5, 1 failed, 3 not listed'],
+    ] as const) {
+      const api = mockApi();
+      api.reply('GET', '/tasks/7', 200, { success: true, data: body });
+      const result = await runTaskctl(['watch', '7', '-o', 'table'], { api, clock: new FakeClock() });
+      expect(result.code, result.stderr).toBe(11);
+      expect(result.stdout).toBe(
+        `2025-01-15T12:30:00Z  task 7       domain_check_availability  completed   ${counts}\n`,
+      );
+    }
+  });
+
+  it('at 80 columns: the counts wrapped between two of them, "4 not listed" whole under the first, no line too wide', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, { success: true, data: { ...task, status: 'processing', completed_at: null } });
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task });
+    const result = await runTaskctl(['watch', '7'], {
+      api,
+      clock: new FakeClock(),
+      stdoutTTY: true,
+      stderrTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(11);
+    const lines = result.stdout.trimEnd().split('\n');
+    const column = (lines[0] ?? '').indexOf('1/5');
+    expect(lines.map((line) => line.replace(/^\S+Z {2}/, ''))).toEqual([
+      'task 7       domain_check_…  processing  1/5',
+      'task 7       domain_check_…  completed   1/5,',
+      `${' '.repeat(column)}4 not listed`,
+    ]);
+    for (const line of lines) expect(line.length, line).toBeLessThan(80);
   });
 });
