@@ -140,7 +140,12 @@ export async function runConfigList(ctx: Output & Service): Promise<void> {
     rows,
     [
       { header: 'KEY', key: 'key', value: (r) => r.key },
-      { header: 'VALUE', key: 'value', value: (r) => r.value, display: (r) => r.listed ?? r.value ?? '' },
+      {
+        header: 'VALUE',
+        key: 'value',
+        value: (r) => r.value,
+        display: (r) => r.listed ?? (r.value === null ? '' : String(r.value)),
+      },
       { header: 'SOURCE', key: 'source', value: (r) => r.source },
       {
         header: 'FROM',

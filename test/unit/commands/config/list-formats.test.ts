@@ -92,5 +92,7 @@ describe('config list in the machine formats: machine values', () => {
     });
     expect(result.stdout).toMatch(/^request-timeout +35s \(create: 1m per attempt\) +default +-$/m);
     expect(result.stdout).toMatch(/^base-url +- +default +not set$/m);
+    // A value as `config set` takes it, as before: no thousands separator in a setting.
+    expect(result.stdout).toMatch(/^confirm-above +1000 +default +-$/m);
   });
 });
