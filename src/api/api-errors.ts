@@ -98,20 +98,45 @@ const DEFAULT_DETAIL: Readonly<Record<ErrorClass, string>> = {
   notFound: 'not found',
   input: 'the server rejected the request as invalid',
   balance: 'insufficient balance',
-  rateLimited: 'rate limited by the server',
+  rateLimited: 'rate limited',
   refused: 'the service refused the request',
   unavailable: 'the service failed',
 };
 
 /**
+ * Server words that only restate what the status says (`Too many requests` beside `rate limited (HTTP 429)`,
+ * `Internal server error` beside `the service failed (HTTP 500)`).
+ */
+const SAYS_NOTHING_MORE: Readonly<Partial<Record<ErrorClass, string>>> = {
+  rateLimited: 'too many requests|rate[ _-]?limit(?:ed| exceeded| reached)?',
+  unavailable:
+    'internal (?:server )?error|server error|service (?:temporarily )?unavailable|bad gateway|gateway time-?out',
+};
+
+/**
+ * What a server's words add to the status: none when they only restate it; of `Internal server error (injected
+ * fault)`, what the parenthesis says.
+ */
+function wordsBeyond(kind: ErrorClass, serverText: string): string | undefined {
+  const phrase = SAYS_NOTHING_MORE[kind];
+  if (phrase === undefined) return serverText;
+  const text = serverText.replace(/[.!\s]+$/, '');
+  if (new RegExp(`^(?:${phrase})$`, 'i').test(text)) return undefined;
+  return new RegExp(`^(?:${phrase})\\s*\\((.+)\\)$`, 'i').exec(text)?.[1] ?? serverText;
+}
+
+/**
  * The CliError for an error response. `body` is the parsed error body, if any; `detail` overrides the message text
- * (e.g. for a non-JSON body); `suffix` is appended (e.g. ` after 4 attempts`).
+ * (e.g. for a non-JSON body); `suffix` is appended (e.g. ` after 4 attempts`), then `tail` (`; try again in 30s`).
+ * A 429 or a 5xx, the failures resent until the attempts are spent, says what happened first, with its status
+ * (`rate limited (HTTP 429)`, `the service failed (HTTP 503, internal_error: upstream down)`), the server's words in
+ * that parenthesis only when they say more.
  */
 export function apiError(
   endpoint: string,
   status: number,
   body: ApiErrorBody | undefined,
-  options: { detail?: string; suffix?: string; authHint?: string | undefined } = {},
+  options: { detail?: string; suffix?: string; tail?: string; authHint?: string | undefined } = {},
 ): CliError {
   const kind = classifyApiError(status, body?.code);
   const task = /^GET \/tasks\/(\d+)$/.exec(endpoint);
@@ -126,12 +151,22 @@ export function apiError(
   if (kind === 'refused' && options.detail === undefined) {
     detail = `${DEFAULT_DETAIL.refused}${statusText}${serverText ? `: ${serverText}` : ''}`;
   }
+  if ((kind === 'rateLimited' || kind === 'unavailable') && options.detail === undefined && status > 0) {
+    // `rate_limited` beside "rate limited" says nothing; any other code (`internal_error`) is named.
+    const code =
+      body?.code && !(kind === 'rateLimited' && body.code.toLowerCase() === 'rate_limited')
+        ? `, ${neutralise(body.code)}`
+        : '';
+    const beyond = serverText === undefined ? undefined : wordsBeyond(kind, serverText);
+    const words = beyond === undefined ? '' : `: ${beyond}`;
+    detail = `${DEFAULT_DETAIL[kind]} (HTTP ${status}${code}${words})`;
+  }
   // "task 42 was not found"; the server's words follow only when they say more than that.
   const extra = serverText !== undefined && !/not found/i.test(serverText) ? ` (${serverText})` : '';
   const message =
     kind === 'notFound' && task
       ? `task ${task[1] ?? ''} was not found${extra}${options.suffix ?? ''}`
-      : `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}`;
+      : `${requestLabel(endpoint)}: ${detail}${options.suffix ?? ''}${options.tail ?? ''}`;
   switch (kind) {
     case 'auth':
       return new AuthError(message, options.authHint ?? AUTH_HINT);

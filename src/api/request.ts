@@ -934,14 +934,20 @@ function judgeError(
     ? { code: errorBody.data.code, message: ctx.scrub(errorBody.data.message) }
     : undefined;
   const contentType = headerValue(headers, 'content-type');
-  const detailOption = unreadable === undefined ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
-  const fail = (end?: Ending, more = '') =>
-    apiError(ctx.endpoint, status, body, { ...detailOption, suffix: endingWords(end) + more, authHint: ctx.authHint });
+  const limited = classifyApiError(status, body?.code) === 'rateLimited';
+  // A 429 is the rate limit whatever its body (the contract leaves its content type open): said as one.
+  const detailOption =
+    unreadable === undefined || limited ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
   const now = ctx.now();
   const date = headerValue(headers, 'date');
   const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
+  /** What to do after the last attempt: try again once the wait the server stated is over. */
+  const tryAgain = (waitMs: number | undefined) =>
+    waitMs !== undefined && waitMs > 0 ? `; try again in ${formatDuration(waitMs)}` : '';
+  const fail = (end?: Ending, tail = '') =>
+    apiError(ctx.endpoint, status, body, { ...detailOption, suffix: endingWords(end), tail, authHint: ctx.authHint });
 
-  if (classifyApiError(status, body?.code) === 'rateLimited') {
+  if (limited) {
     const info = parseRateLimit(headers, now);
     // An empty window's reset is a wait the server stated only when it sent one it can read (else: backoff).
     const stated = info?.remaining === 0 && info.resetAssumed !== true;
@@ -955,18 +961,18 @@ function judgeError(
         error.window = { resetAtMs, ...(info !== undefined && { limit: info.limit }) };
       return error;
     };
-    const failTooLong = (end?: Ending) =>
-      withWindow(fail(end, `; the server asks to wait ${formatDuration(askedMs ?? 0)}`));
-    const failLimited = (end?: Ending) => withWindow(fail(end));
+    const wait = resetAtMs === undefined ? undefined : resetAtMs - now;
+    const failLimited = (end?: Ending) => withWindow(fail(end, tryAgain(wait)));
     const words = `rate limited (HTTP ${status})`;
-    return { failure, fail: failure === 'rate-limited' ? failLimited : failTooLong, why, words, doubt: why, asked };
+    return { failure, fail: failLimited, why, words, doubt: why, asked };
   }
   if (isServerFault(status, body?.code)) {
     const faultWhy = body?.code === 'internal_error' ? `HTTP ${status}, internal_error` : why;
     // `internal_error` said with another status (a 200 with `success: false`) is the service's failure all the same.
     const words = `server error (HTTP ${status})`;
     const asked = { retryAfterMs: askedMs };
-    return { failure: 'server-fault', fail, why: faultWhy, words, doubt: faultWhy, asked };
+    const failFault = (end?: Ending) => fail(end, tryAgain(askedMs));
+    return { failure: 'server-fault', fail: failFault, why: faultWhy, words, doubt: faultWhy, asked };
   }
   if (status === 408) return { failure: 'http-408', fail, why, words: 'timed out (HTTP 408)', doubt: why };
   // Definite answers (validation_error, insufficient_balance, not_found, unauthorized, unknown 4xx codes).

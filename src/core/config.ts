@@ -26,14 +26,17 @@ function settingName(key: string): SettingName {
 type ListedKey = (typeof READABLE_NAMES)[number];
 
 /**
- * One row of `config list`: the effective value, its kind of source and the detail (`--output`, `profile "work"`); a
- * default has no detail to add (null, `-` in a table: never "default default").
+ * One row of `config list`: the effective value as `get` prints it, its kind of source and the detail (`--output`,
+ * `profile "work"`); a default has no detail to add (null, `-` in a table: never "default default"). The table alone
+ * says more to people: `listed`, a default's value in words; `unset`, a setting without any value.
  */
 interface SettingRow {
   key: ListedKey;
   value: string | number | null;
   source: Resolved<unknown>['source'];
   origin: string | null;
+  listed?: string;
+  unset?: true;
 }
 
 const DEFAULT = { source: 'default', origin: null } as const;
@@ -77,8 +80,8 @@ function settingRows(settings: Settings, format: string): SettingRow[] {
       return { key, value: resolved.value, source: resolved.source, origin };
     }
     const value = fallback[key];
-    if (value === undefined) return { key, value: null, ...DEFAULT, origin: 'not set' };
-    return { key, value: value.listed ?? value.value, ...DEFAULT };
+    if (value === undefined) return { key, value: null, ...DEFAULT, unset: true };
+    return { key, value: value.value, ...DEFAULT, ...(value.listed === undefined ? {} : { listed: value.listed }) };
   });
 }
 
@@ -126,14 +129,33 @@ export async function runConfigUnset(ctx: Output & Store & Service, key: string)
   ctx.printer.success(`${name} unset (profile "${profile}")`);
 }
 
+/**
+ * The machine formats (tsv, csv, json) carry each value as `get` prints it and `set` takes it, empty (null) where
+ * there is none, as `auth status` keeps its machine types (docs/behaviour.md#types-kept); the table, words for people.
+ */
 export async function runConfigList(ctx: Output & Service): Promise<void> {
   const rows = settingRows(await ctx.settings(), ctx.printer.format);
-  await ctx.printer.list(rows, [
-    { header: 'KEY', key: 'key', value: (r) => r.key },
-    { header: 'VALUE', key: 'value', value: (r) => (r.value === null ? '' : String(r.value)) },
-    { header: 'SOURCE', key: 'source', value: (r) => r.source },
-    { header: 'FROM', key: 'origin', value: (r) => r.origin ?? '-' },
-  ]);
+  const json = rows.map(({ key, value, source, origin }) => ({ key, value, source, origin }));
+  await ctx.printer.list(
+    rows,
+    [
+      { header: 'KEY', key: 'key', value: (r) => r.key },
+      {
+        header: 'VALUE',
+        key: 'value',
+        value: (r) => r.value,
+        display: (r) => r.listed ?? (r.value === null ? '' : String(r.value)),
+      },
+      { header: 'SOURCE', key: 'source', value: (r) => r.source },
+      {
+        header: 'FROM',
+        key: 'origin',
+        value: (r) => r.origin,
+        display: (r) => (r.unset ? 'not set' : (r.origin ?? '-')),
+      },
+    ],
+    json,
+  );
 }
 
 export async function runConfigPath(ctx: Output & Runtime): Promise<void> {

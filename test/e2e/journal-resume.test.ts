@@ -266,7 +266,7 @@ describe('resume: a chunk caught in flight', () => {
     expect(records(journal).find((r) => r.type === 'reconciled')).toMatchObject({ chunk: 2, by: 'scan' });
     // Each chunk counted once: the one done before, the one settled, the one sent now.
     expect(resumed.stderr).toMatch(
-      /job .*job\.jsonl: 3 tasks for 9 items, 9 coins \(recovered: \d+\) \(1 by this run\)/,
+      /job .*job\.jsonl: 3 tasks for 9 items, 9 coins \(task \d+ recovered; 1 by this run\)/,
     );
     await itemsOnce(9, 'f');
   });

@@ -237,7 +237,7 @@ describe.concurrent('hostile server (in-process)', () => {
   });
   it.each([
     ['bad-gateway', ExitCode.unavailable, /HTTP 502 with a body that is not JSON/],
-    ['limited', ExitCode.rateLimited, /Too many requests/],
+    ['limited', ExitCode.rateLimited, /last error: reading task 1: rate limited \(HTTP 429\)/],
     ['redirect-loop', ExitCode.unavailable, /redirect/],
   ] as const)(
     'H16 `wait 1` against %s for the whole wait: exit %i after the outage tolerance, never 124',

@@ -358,7 +358,7 @@ describe.concurrent('wire', () => {
         const result = await virtualRun(['balance'], world.env);
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /reading the balance: Internal server error \(injected fault, HTTP 503\) after 4 attempts/,
+          /reading the balance: the service failed \(HTTP 503, internal_error: injected fault, HTTP 503\) after 4 attempts/,
         );
         expect((await stats(world)).requests['GET /api/v1/balance']).toBe(4);
         const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');
@@ -393,7 +393,9 @@ describe.concurrent('wire', () => {
         await fault(world, { method: 'GET', path: '/balance', kind: 'status', status: 429, count: 10 });
         const result = await virtualRun(['balance'], world.env);
         expect(result.code, result.stderr).toBe(ExitCode.rateLimited);
-        expect(result.stderr).toMatch(/reading the balance: Rate limit exceeded \(injected fault\) after 4 attempts/);
+        expect(result.stderr).toMatch(
+          /reading the balance: rate limited \(HTTP 429: injected fault\) after 4 attempts; try again in 1s/,
+        );
         expect(result.stderr).toMatch(/auth status/);
         expect(result.slept).toBeGreaterThanOrEqual(3_000);
         expect(result.slept).toBeLessThan(10_000);
@@ -438,7 +440,7 @@ describe.concurrent('wire', () => {
         async (server, cli) => {
           const result = await cli(['balance']);
           expect(result.code, result.stderr).toBe(ExitCode.rateLimited);
-          expect(result.stderr).toMatch(/reading the balance: slow down; the server asks to wait 2m/);
+          expect(result.stderr).toMatch(/reading the balance: rate limited \(HTTP 429: slow down\); try again in 2m/);
           expect(server.requests).toHaveLength(1);
           expect(result.slept).toBe(0);
         },
@@ -461,7 +463,8 @@ describe.concurrent('wire', () => {
           async (_server, cli) => {
             const result = await cli(['balance']);
             expect(result.code, result.stderr).toBe(exit);
-            expect(result.stderr).toMatch(/^error: reading the balance: odd code/m);
+            // A 429 and a 503 say what happened first (`rate limited (HTTP 429, hasOwnProperty: odd code)`).
+            expect(result.stderr).toMatch(/^error: reading the balance: (?:[^\n]*\(HTTP \d+, \w+: )?odd code/m);
             expect(result.stderr).not.toMatch(/unexpected error|undefined/);
           },
         ),

@@ -202,13 +202,13 @@ function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, opt
     .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
     .sort(([a], [b]) => a - b)
     .map(([, o]) => o);
-  const line = all.length > 0 ? summary(all) : 'no task';
-  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
-  const named = job?.name === job?.id ? undefined : job?.name;
   // The line counts the whole job: a resume says how many of its tasks this run gave (0 too), whichever way the job is
   // named, so a resume that paid nothing never reads as the job bought again.
-  const byRun = job !== undefined && now.length < all.length ? ` (${formatCount(now.length)} by this run)` : '';
-  ctx.printer.success((named === undefined ? line : `job ${named}: ${line}`) + byRun);
+  const byRun = job !== undefined && now.length < all.length ? `${formatCount(now.length)} by this run` : undefined;
+  const line = all.length > 0 ? summary(all, byRun) : 'no task';
+  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
+  const named = job?.name === job?.id ? undefined : job?.name;
+  ctx.printer.success(named === undefined ? line : `job ${named}: ${line}`);
   if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
   warnAboveMaxCost(ctx, now, options.maxCost);
   return warnDroppedItems(ctx, now);
@@ -303,8 +303,13 @@ function warnAboveMaxCost(
   );
 }
 
-/** `task 41 for 3 items, 15 coins; reused task 36 for 2 items (no coins spent)`: only what was paid for costs coins. */
-function summary(outcomes: readonly DoneChunk[]): string {
+/**
+ * `task 41 for 3 items, 15 coins; reused task 36 for 2 items (no coins spent)`: only what was paid for costs coins.
+ * What more there is to say goes in one parenthesis at the end of its part, its clauses apart by `;` (ids are apart
+ * by `,`): the tasks recovered (`tasks 4, 7 recovered`; one task alone, `recovered`), and `byRun`, said of the whole
+ * line, in the last part's (`(task 4 recovered; 1 by this run)`), never a second parenthesis beside the first.
+ */
+function summary(outcomes: readonly DoneChunk[], byRun?: string): string {
   const paid = outcomes.filter((o) => o.how !== 'reused');
   const reused = outcomes.filter((o) => o.how === 'reused');
   const tasks = (list: readonly DoneChunk[]) =>
@@ -314,19 +319,26 @@ function summary(outcomes: readonly DoneChunk[]): string {
       list.reduce((sum, o) => sum + o.items, 0),
       'item',
     );
-  const parts: string[] = [];
+  const parts: Array<{ text: string; notes: string[] }> = [];
   if (paid.length > 0) {
     const recovered = paid.filter((o) => o.how === 'recovered').map((o) => o.task.id);
-    parts.push(
-      `${tasks(paid)} for ${items(paid)}, ${counted(
-        paid.reduce((sum, o) => sum + o.task.cost, 0),
-        'coin',
-      )}` + (recovered.length > 0 ? ` (recovered: ${recovered.join(', ')})` : ''),
+    const coins = counted(
+      paid.reduce((sum, o) => sum + o.task.cost, 0),
+      'coin',
     );
+    const which = paid.length === 1 ? '' : `${recovered.length === 1 ? 'task' : 'tasks'} ${recovered.join(', ')} `;
+    parts.push({
+      text: `${tasks(paid)} for ${items(paid)}, ${coins}`,
+      notes: recovered.length > 0 ? [`${which}recovered`] : [],
+    });
   }
   if (reused.length > 0) {
     const ids = reused.map((o) => o.task.id).join(', ');
-    parts.push(`reused ${reused.length === 1 ? 'task' : 'tasks'} ${ids} for ${items(reused)} (no coins spent)`);
+    parts.push({
+      text: `reused ${reused.length === 1 ? 'task' : 'tasks'} ${ids} for ${items(reused)}`,
+      notes: ['no coins spent'],
+    });
   }
-  return parts.join('; ');
+  if (byRun !== undefined) parts.at(-1)?.notes.push(byRun);
+  return parts.map(({ text, notes }) => (notes.length > 0 ? `${text} (${notes.join('; ')})` : text)).join('; ');
 }

@@ -36,7 +36,14 @@ describe('apiError: by error code first', () => {
       const error = apiError('GET /x', status, { code, message: 'server says' });
       expect(error).toBeInstanceOf(cls);
       expect(error.exitCode).toBe(exitCode);
-      expect(error.message).toBe('GET /x: server says');
+      // The failures resent until the attempts are spent say what happened, with the status, before the server's words.
+      const said =
+        code === 'rate_limited'
+          ? `rate limited (HTTP ${status}: server says)`
+          : code === 'internal_error'
+            ? `the service failed (HTTP ${status}, internal_error: server says)`
+            : 'server says';
+      expect(error.message).toBe(`GET /x: ${said}`);
     }
   });
 });

@@ -266,13 +266,13 @@ describe('GET: resends', () => {
     expect(clock.sleeps).toHaveLength(1);
   });
 
-  it('maps a persistent 500 to exit 8 after 4 attempts, with the server message', async () => {
+  it('maps a persistent 500 to exit 8 after 4 attempts, with its status (the server words say nothing more)', async () => {
     setup();
     pool.intercept(balancePath).reply(500, apiFailure('internal_error', 'Internal server error')).times(4);
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: Internal server error after 4 attempts');
+    expect(error.message).toBe('reading the balance: the service failed (HTTP 500, internal_error) after 4 attempts');
     expect(clock.sleeps).toHaveLength(3);
   });
 
@@ -345,7 +345,7 @@ describe('GET: resends', () => {
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.exitCode).toBe(ExitCode.rateLimited);
-    expect(error.message).toBe('reading the balance: Too many requests after 4 attempts');
+    expect(error.message).toBe('reading the balance: rate limited (HTTP 429) after 4 attempts; try again in 1s');
     expect(clock.sleeps).toEqual([1_000, 1_000, 1_000]);
   });
 
@@ -357,7 +357,7 @@ describe('GET: resends', () => {
     const { client, clock } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(error.message).toMatch(/asks to wait 1h/);
+    expect(error.message).toBe('reading the balance: rate limited (HTTP 429: Daily quota used); try again in 1h');
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -561,7 +561,9 @@ describe('GET: deadline, abort and rate-limit pacing', () => {
     const { client, clock } = makeClient(agent, { deadline: T0 + 10_000 });
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: maintenance (no time left to try again before the deadline)');
+    expect(error.message).toBe(
+      'reading the balance: the service failed (HTTP 503, internal_error: maintenance) (no time left to try again before the deadline); try again in 30s',
+    );
     expect(clock.sleeps).toEqual([]);
   });
 

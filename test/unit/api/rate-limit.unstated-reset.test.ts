@@ -39,7 +39,9 @@ describe('a 429 with an empty budget and no reset it can read', () => {
     const clock = new FakeClock();
     const result = await runTaskctl(['balance'], { api, clock });
     expect(result.code, result.stderr).toBe(7);
-    expect(result.stderr).toMatch(/^error: reading the balance: slow down after 4 attempts$/m);
+    expect(result.stderr).toMatch(
+      /^error: reading the balance: rate limited \(HTTP 429: slow down\) after 4 attempts$/m,
+    );
     expect(result.stderr).not.toMatch(/the server asked|waiting 1m/);
     expect(clock.now() - T0).toBeLessThan(4_000);
   });

@@ -67,7 +67,7 @@ describe('config list: defaults marked as such', () => {
       ['base-url', 'default', null],
       ['confirm-above', 'default', 1000],
       ['auth-scheme', 'default', 'x-api-key'],
-      ['request-timeout', 'default', '35s (create: 1m per attempt)'],
+      ['request-timeout', 'default', '35s'],
       ['outage-tolerance', 'default', '2m'],
       ['job-retention', 'default', '720h'],
       ['api-key', 'default', null],

@@ -519,7 +519,7 @@ describe('a create answered with a task that cannot be this request’s: reconci
       // The journal never gave chunk 2 the task its answer named: it was in doubt, settled by the task list.
       expect(resumed.stderr).toMatch(/1 of 2 chunks done, 1 in doubt \(chunk 2\)/);
       expect(resumed.stderr).toMatch(/chunk 2: task 42 was created by the interrupted request/);
-      expect(resumed.stderr).toMatch(/✓ 2 tasks for 2 items, 2 coins \(recovered: 42\)/);
+      expect(resumed.stderr).toMatch(/✓ 2 tasks for 2 items, 2 coins \(task 42 recovered; 0 by this run\)\n/);
       expect(resumed.stdout).toMatch(/^42\t/);
       expect(posts(later)).toBe(0);
     } finally {

@@ -19,7 +19,9 @@ describe('create when the list before the POST is rate-limited', () => {
     expect(api.calls.filter((call) => call.startsWith('POST'))).toEqual([]);
     expect(api.calls.filter((call) => call.startsWith('GET /tasks'))).toHaveLength(1);
     expect(clock.now() - T0).toBeLessThan(1000);
-    expect(result.stderr).toMatch(/the server asks to wait 277777h46m/);
+    expect(result.stderr).toMatch(
+      /^error: listing tasks: rate limited \(HTTP 429: slow down\); try again in 277777h46m$/m,
+    );
     expect(result.stderr).not.toMatch(/waiting 1m/);
   });
 

@@ -45,7 +45,7 @@ describe('wait on an 80-column terminal', () => {
     const reasons = lines.filter((line) => line.startsWith('  reading task 7'));
     expect(reasons.length).toBeGreaterThan(0);
     for (const line of reasons) {
-      expect(line).toMatch(/^ {2}reading task 7: upstream down: the load.*…$/);
+      expect(line).toMatch(/^ {2}reading task 7: the service failed \(HTTP 502, internal_error: upstream.*…$/);
       // Cut at a word (output/width.ts), never past the line budget of 79 columns.
       expect(textWidth(line)).toBeLessThanOrEqual(79);
       expect(textWidth(line)).toBeGreaterThan(60);

@@ -36,7 +36,7 @@ describe('wait: progress lines through an outage', () => {
     expect(lines[1]).toMatch(/✓ task 1 completed items 40\/40 .*, 2:00 elapsed$/);
     // The failed rounds said how long since the last good answer (the log's sign of life meanwhile), in watch's words.
     expect(result.stderr).toMatch(
-      /warning: reading task 1: upstream down after 4 attempts; no good answer for \d+m(\d+s)?, still polling \(giving up in /,
+      /warning: reading task 1: the service failed \(HTTP 502, internal_error: upstream down\) after 4 attempts; no good answer for \d+m(\d+s)?, still polling \(giving up in /,
     );
     const elapsed = lines
       .map((line) => /(\d+):(\d+) elapsed$/.exec(line))

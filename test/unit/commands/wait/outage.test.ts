@@ -23,7 +23,7 @@ describe('wait/watch when the service stops answering', () => {
     const result = await runTaskctl(['wait', '7', '--outage-tolerance', '1m', '-o', 'tsv'], { api });
     expect(result.code, result.stderr).toBe(8);
     expect(result.stderr).toMatch(
-      /error: the service failed every read for the --outage-tolerance of 1m \(counted from its first failed read; no good answer for 1m\d*s?\); last error: reading task 7: upstream down after 4 attempts; last known: task 7 processing/,
+      /error: the service failed every read for the --outage-tolerance of 1m \(counted from its first failed read; no good answer for 1m\d*s?\); last error: reading task 7: the service failed \(HTTP 502, internal_error: upstream down\) after 4 attempts; last known: task 7 processing/,
     );
     expect(result.stderr).toMatch(/try again later with `taskctl wait 7`/);
     expect(result.stderr).not.toMatch(/timed out|still running/);
@@ -33,7 +33,7 @@ describe('wait/watch when the service stops answering', () => {
     expect(warnings.length, result.stderr).toBeGreaterThan(1);
     for (const line of warnings)
       expect(line).toMatch(
-        /^warning: reading task 7: upstream down after 4 attempts; no good answer for (\d+m)?(\d+s)?, still polling \(giving up in (\d+m)?(\d+s)? without one\)$/,
+        /^warning: reading task 7: the service failed \(HTTP 502, internal_error: upstream down\) after 4 attempts; no good answer for (\d+m)?(\d+s)?, still polling \(giving up in (\d+m)?(\d+s)? without one\)$/,
       );
     expect(warnings.at(-1)).not.toMatch(/giving up in 0s/);
     // The last known state on stdout, as after a timeout.

@@ -87,7 +87,9 @@ describe('webhook listen --catch-up whose read fails', () => {
       clock: new FakeClock(),
     });
     expect(result.code, result.stderr).toBe(8);
-    expect(result.stderr).toContain('error: listing tasks: boom after 4 attempts');
+    expect(result.stderr).toContain(
+      'error: listing tasks: the service failed (HTTP 500, internal_error: boom) after 4 attempts',
+    );
     const url = listeningUrl(result.stderr);
     expect(url, result.stderr).toBeDefined();
     expect(await accepting(url!)).toBe(false);

@@ -73,3 +73,40 @@ describe('LocalCreates.runs: a ledger that cannot be used when the task is claim
     expect(warnings).toEqual([expect.stringContaining('the local ledger of creates cannot be used')]);
   });
 });
+
+describe('LocalCreates.runs: who else may have made the task, in words (describe)', () => {
+  const sent = new Date(T0).toISOString();
+  const contested = async (other: (a: LocalCreates) => void) => {
+    const a = await open();
+    const mine = await open();
+    other(a);
+    const entry = mine.begin('svc', ['a.com'], undefined, T0 + 10);
+    return mine.runs(entry, new ServerClock())?.claim(stamped(1, T0 + 20));
+  };
+
+  it('a run still sending, this process: names where, its process and when it sent', async () => {
+    const claim = await contested((a) => a.begin('svc', ['a.com'], undefined, T0));
+    expect(claim).toEqual({
+      ok: false,
+      reason: 'contested',
+      by: `another taskctl run on this machine (process ${process.pid}, sent ${sent}) still sending`,
+    });
+  });
+
+  it('a run whose request went unanswered: it could not tell whether it created a task', async () => {
+    const claim = await contested((a) => a.unknown(a.begin('svc', ['a.com'], undefined, T0), T0 + 50));
+    expect(claim).toMatchObject({
+      ok: false,
+      by: `another taskctl run on this machine (process ${process.pid}, sent ${sent}) could not tell whether its request created a task`,
+    });
+  });
+
+  it("a stopped job's run (its lock free): may have created it, and the resume that settles it names the job", async () => {
+    const job = 'j-stopped1';
+    const claim = await contested((a) => a.begin('svc', ['a.com'], { journal: job, chunk: 2 }, T0));
+    expect(claim).toMatchObject({
+      ok: false,
+      by: `a taskctl run on this machine that has stopped (process ${process.pid}, sent ${sent}) may have created it (taskctl resume ${job} settles it)`,
+    });
+  });
+});
