@@ -64,7 +64,7 @@ export async function runLogin(
   if (!settings.baseUrl) {
     throw new UsageError(
       'auth login needs the service URL',
-      'Pass it once: `taskctl auth login --base-url https://api.example.com`.',
+      'Pass it once: `taskctl auth login --base-url URL`.',
     );
   }
   const key = await readKey(ctx, options);
