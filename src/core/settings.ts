@@ -60,7 +60,7 @@ export function checkProfileExists(profile: Resolved<string>, existing: readonly
   if (PROFILE_CREATING_COMMANDS.has(commandPath)) return;
   const what = `profile "${profile.value}" (from ${profile.origin}) does not exist`;
   // The login that creates it, whole: a login needs the service URL (core/auth.ts), and a profile it names.
-  const create = `\`taskctl --profile ${shellWord(profile.value)} auth login --base-url URL\` (\`config set\` creates it too)`;
+  const create = `\`taskctl --profile ${shellWord(profile.value)} auth login --base-url URL\``;
   if (existing.length === 0) throw new UsageError(`${what}: no profiles yet`, `Create it: ${create}.`);
   throw new UsageError(
     `${what}; the profiles are: ${[...existing].sort().join(', ')}`,

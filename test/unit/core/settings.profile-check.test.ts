@@ -33,7 +33,7 @@ describe('a profile that does not exist', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'error: profile "nope" (from --profile) does not exist; the profiles are: default, staging\n' +
-        'Pick one of them, or create it: `taskctl --profile nope auth login --base-url URL` (`config set` creates it too).\n',
+        'Pick one of them, or create it: `taskctl --profile nope auth login --base-url URL`.\n',
     );
     expect(api.calls).toEqual([]);
   });
@@ -43,7 +43,7 @@ describe('a profile that does not exist', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'error: profile "staging" (from --profile) does not exist: no profiles yet\n' +
-        'Create it: `taskctl --profile staging auth login --base-url URL` (`config set` creates it too).\n',
+        'Create it: `taskctl --profile staging auth login --base-url URL`.\n',
     );
   });
 
