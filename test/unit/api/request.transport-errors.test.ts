@@ -236,7 +236,9 @@ describe('connection refused on loopback: the advice fits the port of the base U
       4,
     );
     if (verdict.ok) throw new Error('expected a failure');
-    return verdict.fail() as CliError;
+    const failure = verdict.fail();
+    if (!(failure instanceof CliError)) throw new Error('expected a CliError');
+    return failure;
   };
 
   it.each([
