@@ -66,6 +66,8 @@ export class Context implements Capabilities {
   private readonly pager: Pager | undefined;
   /** `auth login`, `balance`...: set by main, so that commands creating a profile may name a new one. */
   commandPath = '';
+  /** The words typed after `taskctl`: set by main. */
+  typed: readonly string[] = [];
   private outcome = 0;
   /** What a clean end (0) ends the run with instead: `endShort`. */
   private cleanEnd = 0;

@@ -100,6 +100,7 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     const { Context } = await import('./context.js');
     ctx = new Context(deps, globals);
     ctx.commandPath = commandPath;
+    ctx.typed = argv;
     await ctx.setup();
     await action(ctx);
   };

@@ -84,7 +84,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
       'taskctl --sandbox create domain_check_availability a.com fail-x.com --wait',
       'taskctl create domain_check_availability -f domains.txt -q -y | taskctl wait -',
       'taskctl list --status failed -o json | jq ".[].id"',
-    ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
+    ])}\nExit codes:\n${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}\n\nEnvironment: TASKCTL_API_KEY, TASKCTL_BASE_URL, TASKCTL_PROFILE, TASKCTL_OUTPUT, TASKCTL_CONFIG_DIR, TASKCTL_CACHE_DIR, TASKCTL_STATE_DIR, NO_COLOR, FORCE_COLOR, CI, HTTPS_PROXY, NO_PROXY.\n`,
   );
   return program;
 }
@@ -115,11 +115,17 @@ function flagParts(flags: string): { name: string; value: string } {
   return { name, value: value === undefined ? name : `${name} ${value}` };
 }
 
-/** Commander's `(Did you mean --limit?)` as taskctl says it: ` (did you mean --limit?)`, quoted as `quote` does. */
-function didYouMean(text: string, quote: (word: string) => string): string {
+/**
+ * Commander's `(Did you mean --limit?)` as taskctl says it: ` (did you mean --limit?)`, quoted as `quote` does. A
+ * command suggested by its name and an alias (`list`, `ls`) is one command: suggested once, by its name.
+ */
+function didYouMean(text: string, quote: (word: string) => string, command?: Command): string {
   const similar = /\n\(Did you mean (?:one of )?(.+)\?\)/.exec(text)?.[1];
   if (similar === undefined) return '';
-  const words = similar.split(', ').map(quote);
+  const suggested = similar.split(', ');
+  const named = (word: string) =>
+    command?.commands.find((sub) => sub.aliases().includes(word) && suggested.includes(sub.name()))?.name() ?? word;
+  const words = [...new Set(suggested.map(named))].map(quote);
   return ` (did you mean ${words.length > 1 ? `one of ${words.join(', ')}` : words[0]}?)`;
 }
 
@@ -147,7 +153,7 @@ function commanderWords(text: string, command: Command, path: string): string {
     return say(`${path} has no flag ${name ?? flag}${didYouMean(text, (word) => word)}`);
   }
   if ((m = /^error: unknown command '(.*)'/.exec(text)))
-    return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted)}`);
+    return say(`${path} has no command ${quoted(m[1] ?? '')}${didYouMean(text, quoted, command)}`);
   if ((m = /^error: option '(.*)' argument missing/.exec(text))) {
     const { name, value } = flagParts(m[1] ?? '');
     return say(`${name} needs a value: ${value}`);

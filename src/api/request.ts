@@ -639,10 +639,26 @@ function withCause(message: string, cause: unknown, hint?: string): UnavailableE
 function reachHint(ctx: JudgeContext, code: string): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `Check the host name in the base URL (${ctx.origin}) and your DNS.`;
-  if (code === 'ECONNREFUSED' && ctx.loopback) {
-    return 'Nothing is listening there: start the sandbox with `taskctl sandbox`, or check --base-url.';
-  }
+  if (code === 'ECONNREFUSED' && ctx.loopback) return refusedOnLoopback(ctx.origin);
   return 'Check your network, proxy settings (HTTPS_PROXY, NO_PROXY) and --base-url, then try again.';
+}
+
+/** The sandbox's port when none is given (sandbox/defaults.ts). */
+const SANDBOX_PORT = '8787';
+
+/**
+ * Nothing listens at a loopback base URL: the sandbox is the fix only where it can listen (plain http, a port it may
+ * take): `taskctl sandbox` on its own port, `--port N` on another one; else the base URL is the thing to check.
+ */
+function refusedOnLoopback(origin: string): string {
+  const url = new URL(origin);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (url.protocol === 'http:' && port === SANDBOX_PORT)
+    return 'Nothing is listening there: start the sandbox with `taskctl sandbox`, or check --base-url.';
+  // Ports below 1024 need privileges a sandbox should not have; the sandbox speaks plain http only.
+  if (url.protocol === 'http:' && Number(port) >= 1024)
+    return `Nothing is listening on port ${port}: start the sandbox there with \`taskctl sandbox --port ${port}\`, or check --base-url.`;
+  return `Nothing is listening on port ${port}: check --base-url (the sandbox listens on port ${SANDBOX_PORT} unless told otherwise).`;
 }
 
 /** A transport failure in plain words; the code itself is in the `--verbose` trace. */

@@ -12,7 +12,7 @@ import { collectField } from './parsers.js';
 export function registerApi(program: Command, run: RunAction): void {
   program
     .command('api')
-    .description('send a request to any path under the base URL and print the response body')
+    .description('send a request to any API path and print the response body')
     .usage('[METHOD] <path> [options]')
     .argument('<method-or-path>', `${REQUEST_METHODS.join(', ')} (default GET), or the path`)
     .argument('[path]', 'path relative to the base URL, e.g. /balance or /tasks/42')

@@ -14,7 +14,10 @@ export type RunAction = (command: Command, action: CommandAction) => Promise<voi
 export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
   [0, 'success'],
   [1, 'unexpected error (a bug: please report it)'],
-  [2, 'usage error: unknown command or flag, bad flag value, missing configuration'],
+  [
+    2,
+    'usage error: unknown command or flag, bad flag value, missing configuration; also spending at or above confirm-above with no terminal to confirm on (pass --yes or --max-cost)',
+  ],
   [3, 'invalid input data (items file, server validation_error); nothing was sent or created'],
   [4, 'authentication: no key configured, 401 unauthorized or 403'],
   [5, 'not found: task or service'],

@@ -9,7 +9,7 @@ import { parseTaskId } from '../lib/task-id.js';
 export function registerWebhook(program: Command, run: RunAction): void {
   const webhook = program
     .command('webhook')
-    .description("receive the service's webhook events locally, or send a test event")
+    .description('receive webhook events on this machine, or send a test event')
     .addHelpText(
       'after',
       examples([

@@ -62,10 +62,7 @@ export async function runLogin(
 ): Promise<void> {
   const settings = await ctx.settings();
   if (!settings.baseUrl) {
-    throw new UsageError(
-      'auth login needs the service URL',
-      'Pass it once: `taskctl auth login --base-url https://api.example.com`.',
-    );
+    throw new UsageError('auth login needs the service URL', 'Pass it once: `taskctl auth login --base-url URL`.');
   }
   const key = await readKey(ctx, options);
   if (!key) throw new UsageError('the API key is empty', 'Copy the key from the dashboard and try again.');

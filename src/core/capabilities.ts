@@ -66,6 +66,8 @@ export interface Prompts {
 export interface Process {
   /** Aborted on Ctrl-C / SIGTERM. */
   readonly signal: AbortSignal;
+  /** The words typed after `taskctl` (a hint may name the same command again with a flag added). */
+  readonly typed: readonly string[];
   /** After the first Ctrl-C: calls `handler` on a second one instead of ending the process (`webhook listen`). */
   readonly onInterruptAgain: (handler: () => void) => void;
   /** A non-zero code to finish with without an error message; set it before printing the result. */

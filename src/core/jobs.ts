@@ -688,9 +688,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   const startBytes = starts.reduce((sum, stored) => sum + diskBytes(stored), 0);
   const leftoverBytes = leftovers.kept.reduce((sum, left) => sum + left.size, 0);
   const bytes = rows.reduce((sum, row) => sum + row.bytes, startBytes + leftoverBytes);
-  const hidden = rows.length - shown.length;
   ctx.printer.info(
-    `${counted(rows.length, 'job')} on this machine${hidden > 0 ? ` (${hidden} not shown: --all, --limit)` : ''}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
+    `${counted(rows.length, 'job')} on this machine${hiddenWords(rows.length - current.length, current.length - shown.length, options.limit)}; their journals use ${formatBytes(bytes)} (state directory: ${store.dir})`,
   );
   if (otherKey.length > 0) ctx.printer.info(otherKeyNote(otherKey.length));
   if (starts.length > 0) {
@@ -704,6 +703,23 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
       `${counted(left, LEFTOVER)} (copies of a job's input whose journal is gone: nothing can use them) ${left === 1 ? 'uses' : 'use'} ${formatBytes(leftoverBytes)}; taskctl jobs --prune removes ${left === 1 ? 'it' : 'them'}`,
     );
   }
+}
+
+/**
+ * The jobs not shown, by what hides them, each only when it does: `--limit N` (` (29 not shown: past --limit 1)`), and
+ * the account (of another key or base URL, which `--all` lists); empty when every job is shown.
+ */
+function hiddenWords(byAccount: number, byLimit: number, limit: number | undefined): string {
+  if (byAccount + byLimit === 0) return '';
+  const past = `past --limit ${limit ?? ''}`;
+  const other = `of another account or service; --all lists ${byAccount === 1 ? 'it' : 'them'}`;
+  const why =
+    byAccount === 0
+      ? past
+      : byLimit === 0
+        ? other
+        : `${formatCount(byLimit)} ${past}, ${formatCount(byAccount)} ${other}`;
+  return ` (${formatCount(byAccount + byLimit)} not shown: ${why})`;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Env } from '../output/io.js';
 import type { Profile } from '../store/config-schema.js';
 import { DEFAULT_PROFILE } from '../store/config-file.js';
 import { UsageError } from '../errors.js';
+import { shellWord } from '../lib/shell-word.js';
 
 type SettingSource = 'flag' | 'env' | 'profile' | 'default' | 'sandbox';
 
@@ -58,11 +59,12 @@ export function checkProfileExists(profile: Resolved<string>, existing: readonly
   if (profile.source === 'default' || profile.value === DEFAULT_PROFILE || existing.includes(profile.value)) return;
   if (PROFILE_CREATING_COMMANDS.has(commandPath)) return;
   const what = `profile "${profile.value}" (from ${profile.origin}) does not exist`;
-  if (existing.length === 0)
-    throw new UsageError(`${what}: no profiles yet`, 'Create one: `taskctl auth login --profile NAME`.');
+  // The login that creates it, whole: a login needs the service URL (core/auth.ts), and a profile it names.
+  const create = `\`taskctl --profile ${shellWord(profile.value)} auth login --base-url URL\``;
+  if (existing.length === 0) throw new UsageError(`${what}: no profiles yet`, `Create it: ${create}.`);
   throw new UsageError(
     `${what}; the profiles are: ${[...existing].sort().join(', ')}`,
-    `Pick one of them, or create it: \`taskctl --profile ${profile.value} auth login\`.`,
+    `Pick one of them, or create it: ${create}.`,
   );
 }
 

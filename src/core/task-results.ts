@@ -6,6 +6,7 @@ import type { Task } from '../api/schemas.js';
 import type { Output } from './capabilities.js';
 import { itemCounts } from '../lib/task-state.js';
 import { itemFilter } from './job/filter.js';
+import { noErrorMatched } from './job/error-match.js';
 import { pickColumns } from '../output/columns.js';
 import { formatCount } from '../output/numbers.js';
 import {
@@ -157,7 +158,7 @@ export async function printTaskItems(ctx: Output, tasks: readonly Task[], option
       wide: options.wide === true,
       wanted,
       chosen,
-      byError: (options.error?.length ?? 0) > 0,
+      byError: options.error?.length ? options.error : undefined,
     });
   });
 }
@@ -171,7 +172,13 @@ async function showTables(
   tasks: readonly Task[],
   rows: ReadonlyArray<Record<string, string>>,
   columns: Array<Column<Record<string, string>>>,
-  options: { wide: boolean; wanted: ItemsView['itemsStatus']; chosen: boolean; byError: boolean },
+  options: {
+    wide: boolean;
+    wanted: ItemsView['itemsStatus'];
+    chosen: boolean;
+    /** `--error`'s texts, when given. */
+    byError: readonly string[] | undefined;
+  },
 ): Promise<void> {
   for (const [index, task] of tasks.entries()) {
     if (index > 0) printer.blank();
@@ -192,7 +199,7 @@ async function showTables(
       await printer.list(own, shown, undefined, { wide: options.wide, chosen: options.chosen });
     } else if ((options.wanted !== undefined || options.byError) && task.items !== undefined) {
       const none = options.byError
-        ? 'no item that did not complete has an error matching --error'
+        ? noErrorMatched(undefined, options.byError)
         : options.wanted === 'failed'
           ? 'no items failed to complete'
           : 'no items completed';

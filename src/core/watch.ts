@@ -289,9 +289,12 @@ export async function runWatch(
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;
   if (result.reason === 'interrupted') {
-    // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:".
-    const next = sandboxAwareHint(ctx.ephemeralSandbox, resume);
-    if (result.unfinished.length > 0 && ids.length > 0 && next !== undefined) printer.notice(next);
+    // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:", when
+    // a task seen is still unfinished. Without ids, the same watch again: every unfinished task (and, with --follow,
+    // any new one), never a list of ids the next run would not watch for more.
+    const again = ids.length > 0 ? resume : `still running: taskctl watch${options.follow === true ? ' --follow' : ''}`;
+    const next = sandboxAwareHint(ctx.ephemeralSandbox, again);
+    if (result.unfinished.length > 0 && next !== undefined) printer.notice(next);
     return;
   }
   if (result.outage) {

@@ -5,6 +5,7 @@
  */
 import { AuthError, CliError, ExitCode, InterruptedError, UsageError, systemErrorWords } from '../errors.js';
 import { parseTaskId } from '../lib/task-id.js';
+import { counted } from '../output/plural.js';
 import { eventPrinter } from '../webhook/event-printer.js';
 import type { Output, Process, Runtime, Service } from './capabilities.js';
 import { wireListener, type Unwire } from './webhook-wiring.js';
@@ -93,7 +94,10 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
   let failure: { error: unknown } | undefined;
   try {
     unwire = await wireListener(ctx, listener.url, options.wire);
-    ctx.printer.info(`listening for webhooks on ${listener.url}; Ctrl-C to stop`);
+    // A port picked for it (`--port 0`) is news a person needs to send anything: said with -q too.
+    const listening = `listening for webhooks on ${listener.url}; Ctrl-C to stop`;
+    if (options.port === 0) ctx.printer.notice(listening);
+    else ctx.printer.info(listening);
     if (options.catchUp !== undefined || catchUpIds.length > 0)
       await catchUp(ctx, listener, options.catchUp, catchUpIds);
     await Promise.race([interrupted(ctx.signal), interrupted(outputLost.signal)]);
@@ -115,9 +119,12 @@ export async function runListen(ctx: Output & Process & Runtime & Service, optio
   const why = signalledBefore ? '' : failure ? ' (after the error above)' : " (stdout's reader went away)";
   // In the order the lines say: refuse new deliveries (503: the service sends them again), put the sandbox's URL back
   // at once so its redeliveries go there rather than to a listener that is closing, then finish the events in hand.
-  ctx.printer.info(
-    `stopping${why}: new deliveries get 503; finishing the events in hand (Ctrl-C ${signalledBefore ? 'again ' : ''}to abandon them)`,
-  );
+  const inHand = listener.inHand();
+  const finishing =
+    inHand === 0
+      ? ''
+      : `; finishing ${counted(inHand, 'event')} in hand (Ctrl-C ${signalledBefore ? 'again ' : ''}to abandon ${inHand === 1 ? 'it' : 'them'})`;
+  ctx.printer.info(`stopping${why}: new deliveries get 503${finishing}`);
   const closing = listener.close().then(() => 'done' as const);
   closing.catch(() => undefined); // awaited below, after the URL is put back
   await unwire?.();

@@ -45,9 +45,13 @@ export const KEY_FROM_STDIN_NOTE =
 const FLAG_NAMES = ['profile', 'base-url', 'api-key-file'] as const;
 type FlagName = (typeof FLAG_NAMES)[number];
 
-/** `taskctl`, then a command of the list. */
-const HINT = new RegExp(String.raw`(?<![\w/.-])taskctl (?=(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`, 'g');
-const ACCOUNT_FLAG = new RegExp(String.raw` --(?:${FLAG_NAMES.join('|')})(?:=| |$)`);
+/** `taskctl`, then a command of the list, maybe after account flags of its own (`taskctl --profile NAME auth login`). */
+const HINT = new RegExp(
+  String.raw`(?<![\w/.-])taskctl (?=(?:--(?:${FLAG_NAMES.join('|')})[= ]\S+ )*(?:${ACCOUNT_COMMANDS.join('|')})(?![\w-]))`,
+  'g',
+);
+/** The account flag `name` named in a command. */
+const accountFlag = (name: FlagName) => new RegExp(String.raw` --${name}(?:=| |$)`);
 
 /** Every command a message may name: those run as an account, and `sandbox` and `completion`. */
 export const COMMANDS: readonly string[] = [...ACCOUNT_COMMANDS, 'sandbox', 'completion'];
@@ -91,12 +95,15 @@ export function hintGlobals(
     if (given.length === 0 && !keyFromStdin) return text;
     const seen = { hint: false };
     const rewritten = text.replace(HINT, (match: string, at: number) => {
-      // A command that names an account flag itself (`taskctl --profile staging auth login`, `taskctl auth login
-      // --profile NAME`) chooses its account on purpose, and help is the same for every account: left as written.
+      // Help is the same for every account: left as written. A flag the command names itself (`taskctl --profile
+      // staging auth login`, `taskctl auth login --base-url URL`) is chosen on purpose and stays; the run's others
+      // are added, so that `auth login --base-url URL` still logs in to the run's profile.
       const command = text.slice(at, at + commandLength(text.slice(at)));
-      if (ACCOUNT_FLAG.test(command) || / --help(?: |$)/.test(command)) return match;
-      seen.hint = true;
-      return `taskctl ${given.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
+      if (/ --help(?: |$)/.test(command)) return match;
+      const added = given.filter(([name]) => !accountFlag(name).test(command));
+      // A key from stdin cannot be added: the note after the message says so, unless the command names its own key.
+      if (!accountFlag('api-key-file').test(command)) seen.hint = true;
+      return `taskctl ${added.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
     });
     if (!seen.hint || !keyFromStdin || noted) return rewritten;
     noted = true;

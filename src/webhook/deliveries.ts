@@ -58,6 +58,11 @@ export class Deliveries {
       });
   }
 
+  /** Requests being handled now. */
+  get inProgress(): number {
+    return this.active;
+  }
+
   /** Resolves once no request is being handled. */
   requestsDone(): Promise<void> {
     return this.active === 0 ? Promise.resolve() : new Promise((resolve) => (this.settleActive = resolve));

@@ -100,6 +100,8 @@ export interface WebhookListener {
   /** Events replayed from the spool at start (their commands queued again). */
   replayed: number;
   counts: () => ListenerCounts;
+  /** Events in hand: deliveries being handled, and events waiting for or running their command. */
+  inHand: () => number;
   /** Stops accepting (new deliveries get 503), lets deliveries in progress finish, then runs the queue to its end. */
   close: () => Promise<void>;
   /** Gives up the queue now: commands running are stopped; returns the events whose command did not run or finish. */
@@ -176,6 +178,7 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     url,
     replayed,
     counts: () => ({ ...handler.counts }),
+    inHand: () => deliveries.inProgress + (queue?.size ?? 0),
     catchUpShare,
     async inject(raw, signal = new AbortController().signal) {
       const meta = metaOf(raw);

@@ -45,7 +45,7 @@ describe.skipIf(!hasTmux)(
         expectFits(result, width);
         expect(result.screen).toMatch(/^ {2}--profile <name> +config profile to use \(env TASKCTL_PROFILE\)$/m);
         expect(result.screen).toMatch(/^ {3}13 {2}declined at the confirmation prompt/m);
-        expect(result.screen).toMatch(/^Environment: TASKCTL_API_KEY, [^\n]*\n[^\n]*NO_PROXY\.$/m);
+        expect(result.screen).toMatch(/^Environment: TASKCTL_API_KEY, [^.]*TASKCTL_STATE_DIR, [^.]*NO_PROXY\.$/m);
       });
 
       it(`taskctl wait --help fits ${width} columns, with durations as written and the global options`, async () => {

@@ -50,7 +50,9 @@ describe.skipIf(!hasTmux)(skippedUnless('prompts in a terminal', hasTmux, missin
       expect(asked).toMatch(/Create domain_whois_history for 2 items: 10 coins \(balance [\d,]+ → [\d,]+\)\? \[y\/N\]/);
       await deny.keys('n', 'Enter');
       const text = await deny.exited();
-      expect(text).toMatch(/Nothing was created\.\nTo go ahead without the question: add --yes/);
+      expect(text).toMatch(
+        /Nothing was created\.\nThe question comes from [\d,]+ coins up \(the confirm-above setting\); to go ahead\s+without it: taskctl create domain_whois_history a\.com b\.com --yes/,
+      );
       expect(text).not.toMatch(/error/);
       expect(text).toMatch(/EXIT=13/);
       expect(await taskCount()).toBe(0);

@@ -92,7 +92,9 @@ describe.concurrent('wire', () => {
             `reading the balance: could not reach http://127\\.0\\.0\\.3:${port} \\(connection refused\\) after 4 attempts`,
           ),
         );
-        expect(result.stderr).toMatch(/Nothing is listening there/);
+        expect(result.stderr).toContain(
+          `Nothing is listening on port ${port}: start the sandbox there with \`taskctl sandbox --port ${port}\``,
+        );
         expectCleanError(result.stderr);
         // Backoff between the 4 attempts (0.5, 1, 2 s nominal), on the virtual clock.
         expect(result.slept).toBeGreaterThan(0);

@@ -32,6 +32,8 @@ describe("commander's refusals in taskctl's words", () => {
     [['list', '--limt', '5'], 'taskctl list has no flag --limt (did you mean --limit?)', 'taskctl list'],
     [['--frob', 'list'], 'taskctl has no flag --frob', 'taskctl'],
     [['crate'], 'taskctl has no command "crate" (did you mean "create"?)', 'taskctl'],
+    // `ls` is `list` by another name: one command, suggested once, by its name.
+    [['lst'], 'taskctl has no command "lst" (did you mean "list"?)', 'taskctl'],
     [['config', 'sett'], 'taskctl config has no command "sett" (did you mean "set"?)', 'taskctl config'],
     [['list', '--status'], '--status needs a value: --status <status>', 'taskctl list'],
     [['-o', 'yaml', 'list'], '--output "yaml": should be one of table, tsv, csv, json or ndjson', 'taskctl'],

@@ -313,7 +313,7 @@ export class FollowDisplay {
     const left = end !== undefined && end > now ? clockTime(Math.ceil((end - now) / 1000) * 1000) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
-      !ended && end !== undefined ? (left === undefined ? 'est. ending now' : `est. ${left} left`) : '',
+      !ended && end !== undefined ? (left === undefined ? 'est. overdue' : `est. ${left} left`) : '',
     ];
     const elapsed = clockTime(elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
     if (mode === 'live') {

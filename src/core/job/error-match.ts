@@ -23,3 +23,13 @@ export function errorMatch(texts: readonly string[] | undefined): ErrorMatch | u
 export function toRetry(match: ErrorMatch | undefined): ErrorMatch {
   return (item, task) => itemOutcome(item, true) !== 'completed' && (match === undefined || match(item, task));
 }
+
+/**
+ * That no item to retry matched `--error`, the patterns repeated: `of the items of task 42 that did not complete, none
+ * has an error containing "timeout"`. `of`: the task or job file the items are of (none: the task shown).
+ */
+export function noErrorMatched(of: string | undefined, texts: readonly string[]): string {
+  const patterns = texts.map((text) => JSON.stringify(text));
+  const which = patterns.length > 1 ? `${patterns.slice(0, -1).join(', ')} or ${patterns.at(-1)}` : (patterns[0] ?? '');
+  return `of the items${of === undefined ? '' : ` of ${of}`} that did not complete, none has an error containing ${which}`;
+}

@@ -19,7 +19,7 @@ import {
   warnUnlisted,
   type RetryOptions,
 } from '../submit/retry-tasks.js';
-import { errorMatch, toRetry } from './error-match.js';
+import { errorMatch, noErrorMatched, toRetry } from './error-match.js';
 import {
   endShortIfLost,
   jobTasks,
@@ -67,7 +67,7 @@ async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options
     }
     ctx.printer.info(
       options.error?.length
-        ? `nothing to retry: no item of ${file} that did not complete has an error matching --error`
+        ? `nothing to retry: ${noErrorMatched(file, options.error)}`
         : `nothing to retry: every item of ${job.lost.length > 0 ? `the other ${counted(job.created.length, 'task')} of ` : ''}${file} completed`,
     );
     return;

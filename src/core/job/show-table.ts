@@ -16,6 +16,7 @@ import { itemColumnsNamed, unseenColumnsWarning } from '../task-results.js';
 import { jobTasks, type JournaledJob } from './journaled-job.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
+import { noErrorMatched } from './error-match.js';
 
 /** Error messages shown in the summary, most common first. */
 const TOP_ERRORS = 5;
@@ -101,7 +102,7 @@ const NONE_IN_STATUS = { completed: 'completed', failed: 'failed to complete' } 
 
 /** No item of the job passed the filter: said in `retry`'s words (undefined when no filter was set). */
 export function noneMatched(file: string, options: ShowOptions): string | undefined {
-  if (options.error?.length) return `no item of ${file} that did not complete has an error matching --error`;
+  if (options.error?.length) return noErrorMatched(file, options.error);
   return options.itemsStatus && `no item of ${file} ${NONE_IN_STATUS[options.itemsStatus]}`;
 }
 

@@ -14,6 +14,7 @@ import { requestLabel } from '../../api/api-errors.js';
 import type { Output, Process, Prompts, Service } from '../capabilities.js';
 import { BalanceError, CliError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
 import { counted, formatCount } from '../items/clean.js';
+import { shellWord } from '../../lib/shell-word.js';
 import { resumeCommand, type JobRef, type PricedBatch, type SubmitOptions } from './types.js';
 
 /** The balance read before the first POST gets as long as the snapshot beside it: it must not hold the create up. */
@@ -85,8 +86,17 @@ export async function confirmCost(
   if (answer === 'interrupted') throw new InterruptedError('cancelled at the confirmation; nothing was created');
   throw new DeclinedError(
     answer === 'closed' ? 'No answer (the input ended): nothing was created.' : 'Nothing was created.',
-    'To go ahead without the question: add --yes (the confirm-above setting sets when it is asked).',
+    `The question comes from ${formatCount(confirmAbove.value)} ${balance.currency} up (the confirm-above setting); to go ahead without it: ${sameWithYes(ctx.typed)}`,
   );
+}
+
+/** A command as typed this long is not repeated in a hint (a list of items on the command line). */
+const TYPED_MAX = 200;
+
+/** The command as typed with `--yes`, whole when it is short enough to read and copy. */
+function sameWithYes(typed: readonly string[]): string {
+  const command = `taskctl ${[...typed, '--yes'].map(shellWord).join(' ')}`;
+  return command.length <= TYPED_MAX ? command : 'the same command with --yes';
 }
 
 /** Why no question can be asked: CI and --no-input are choices, and say so (the terminal may well be there). */

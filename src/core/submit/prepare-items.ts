@@ -79,7 +79,9 @@ export async function prepareItems(
       if (!options.skipInvalid) {
         throw new InputError(
           `${counted(invalidCount, 'invalid item')}; nothing was sent:\n${report.join('\n')}`,
-          'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
+          invalidCount === 1
+            ? 'Fix it, or pass --skip-invalid to drop it (or --no-validate to send it as written).'
+            : 'Fix them, or pass --skip-invalid to drop them (or --no-validate to send them as written).',
         );
       }
       ctx.printer.warn(`skipping ${counted(invalidCount, 'invalid item')}:\n${report.join('\n')}`);

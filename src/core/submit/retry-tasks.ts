@@ -9,7 +9,7 @@ import { UnavailableError, UsageError } from '../../errors.js';
 import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { InputCopy } from '../../store/journal-file.js';
-import { errorMatch, toRetry, type ErrorMatch } from '../job/error-match.js';
+import { errorMatch, noErrorMatched, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
 import type { Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
@@ -91,7 +91,7 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
   if (batches.size === 0) {
     ctx.printer.info(
       options.error?.length
-        ? `nothing to retry: no item of ${taskList(unique)} that did not complete has an error matching --error`
+        ? `nothing to retry: ${noErrorMatched(taskList(unique), options.error)}`
         : unlisted
           ? `nothing to retry: every item listed for ${taskList(unique)} completed`
           : `nothing to retry: every item of ${taskList(unique)} completed`,

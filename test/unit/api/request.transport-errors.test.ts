@@ -226,3 +226,40 @@ describe('a request timeout in words: what the server sent', () => {
     }
   });
 });
+
+describe('connection refused on loopback: the advice fits the port of the base URL', () => {
+  const refused = (origin: string) => {
+    const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const ctx = { ...context(true), origin, baseUrl: `${origin}/api/v1` };
+    const verdict = judgeFailure(
+      ctx,
+      { kind: 'failure', error, code: 'ECONNREFUSED', status: undefined, sentAtMs: 0 },
+      4,
+    );
+    if (verdict.ok) throw new Error('expected a failure');
+    const failure = verdict.fail();
+    if (!(failure instanceof CliError)) throw new Error('expected a CliError');
+    return failure;
+  };
+
+  it.each([
+    [
+      'http://127.0.0.1:8787',
+      'Nothing is listening there: start the sandbox with `taskctl sandbox`, or check --base-url.',
+    ],
+    [
+      'http://127.0.0.1:44555',
+      'Nothing is listening on port 44555: start the sandbox there with `taskctl sandbox --port 44555`, or check --base-url.',
+    ],
+    [
+      'http://127.0.0.1:1',
+      'Nothing is listening on port 1: check --base-url (the sandbox listens on port 8787 unless told otherwise).',
+    ],
+    [
+      'http://localhost',
+      'Nothing is listening on port 80: check --base-url (the sandbox listens on port 8787 unless told otherwise).',
+    ],
+  ])('%s', (origin, hint) => {
+    expect(refused(origin).hint).toBe(hint);
+  });
+});

@@ -160,3 +160,19 @@ describe('every --help', () => {
     expect(root).toMatch(/^ {3}13 {2}declined at the confirmation/m);
   });
 });
+
+describe('the root --help', () => {
+  it('names every environment variable that changes where taskctl keeps its files', async () => {
+    const text = (await help([], 10_000)).replace(/\s+/g, ' ');
+    const environment = /Environment: ([^.]*)\./.exec(text)?.[1]?.split(', ') ?? [];
+    for (const name of ['TASKCTL_CONFIG_DIR', 'TASKCTL_CACHE_DIR', 'TASKCTL_STATE_DIR'])
+      expect(environment).toContain(name);
+  });
+
+  it('exit 2 names the spending refused with no terminal to confirm on, the case a script meets most', async () => {
+    const text = (await help([], 10_000)).replace(/\s+/g, ' ');
+    expect(text).toMatch(
+      / 2 usage error: [^;]*; also spending at or above confirm-above with no terminal to confirm on /,
+    );
+  });
+});

@@ -33,18 +33,37 @@ describe('a profile that does not exist', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'error: profile "nope" (from --profile) does not exist; the profiles are: default, staging\n' +
-        'Pick one of them, or create it: `taskctl --profile nope auth login`.\n',
+        'Pick one of them, or create it: `taskctl --profile nope auth login --base-url URL`.\n',
     );
     expect(api.calls).toEqual([]);
   });
 
-  it('with no profiles at all says so, and how to make one', async () => {
-    const result = await run(['--profile', 'nope', 'balance'], {});
+  it('with no profiles at all says so, and how to make the one named', async () => {
+    const result = await run(['--profile', 'staging', 'config', 'list', '-o', 'json'], {});
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'error: profile "nope" (from --profile) does not exist: no profiles yet\n' +
-        'Create one: `taskctl auth login --profile NAME`.\n',
+      'error: profile "staging" (from --profile) does not exist: no profiles yet\n' +
+        'Create it: `taskctl --profile staging auth login --base-url URL`.\n',
     );
+  });
+
+  it('the hint, its URL filled in, creates the profile: the command that was refused then runs', async () => {
+    const refused = await run(['--profile', 'staging', 'balance', '-o', 'tsv'], {
+      env: { TASKCTL_API_KEY: undefined, TASKCTL_BASE_URL: undefined },
+    });
+    expect(refused.code).toBe(2);
+    const hint = /`(taskctl [^`]*)`/.exec(refused.stderr)?.[1] ?? '';
+    const api = mockApi();
+    api.reply('GET', '/balance', 200, balanceReply, { times: 2 });
+    const fresh = { api, env: { TASKCTL_API_KEY: undefined, TASKCTL_BASE_URL: undefined } };
+    const login = await run([...hint.replace(/ URL$/, ` ${BASE_URL}`).split(' ').slice(1), '--with-key'], {
+      ...fresh,
+      stdin: `${API_KEY}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(readConfig()).toEqual({ profiles: { staging: { 'base-url': BASE_URL, 'api-key': API_KEY } } });
+    const balance = await run(['--profile', 'staging', 'balance', '-o', 'tsv'], fresh);
+    expect(balance.code, balance.stderr).toBe(0);
   });
 
   it('TASKCTL_PROFILE=nope is exit 2 saying where the name came from', async () => {

@@ -44,11 +44,28 @@ describe('the rewrite of a message', () => {
     );
   });
 
-  it('leaves a command that chooses its account itself, and what is no command of an account; is idempotent', () => {
+  it("keeps a flag the command names itself, and adds the run's others after `taskctl`", () => {
+    const only = hintGlobals({ profile: 'p2', baseUrl: 'https://x.test' });
+    expect(only?.('Pass it once: `taskctl auth login --base-url URL`.')).toBe(
+      'Pass it once: `taskctl --profile p2 auth login --base-url URL`.',
+    );
+    expect(only?.('create it: `taskctl --profile staging auth login --base-url=URL`')).toBe(
+      'create it: `taskctl --profile staging auth login --base-url=URL`',
+    );
+    expect(only?.('create it: `taskctl --profile staging auth login`')).toBe(
+      'create it: `taskctl --base-url https://x.test --profile staging auth login`',
+    );
+    const stdin = hintGlobals({ profile: 'p2', apiKeyFile: '-' });
+    expect(stdin?.('try `pass show taskctl | taskctl --api-key-file - balance`')).toBe(
+      'try `pass show taskctl | taskctl --profile p2 --api-key-file - balance`',
+    );
+  });
+
+  it('leaves a command that names every flag of the run, and what is no command of an account; is idempotent', () => {
     const only = hintGlobals({ profile: 'p2', baseUrl: 'https://x.test' });
     for (const text of [
-      'create it: `taskctl --profile staging auth login`',
-      'Create one: `taskctl auth login --profile NAME`.',
+      'create it: `taskctl --profile staging auth login --base-url URL`',
+      'Create one: `taskctl auth login --profile NAME --base-url URL`.',
       'run `taskctl sandbox` in another terminal',
       'Run `taskctl create --help` for usage and examples.',
       'All flags: taskctl --help; one command: taskctl <command> --help',

@@ -67,12 +67,35 @@ describe('the confirmation', () => {
     const result = await world.run(['create', S, 'a.com', 'b.com'], terminal('n\n'));
     expect(oneLine(result.stderr)).toContain(`for 2 items: 10 coins (balance 10,000,000 → 9,999,990)? [y/N]`);
     // Calm: the person's answer, not an error.
-    expect(result.stderr).toMatch(
-      /\? \[y\/N\] .*n\r?\nNothing was created\.\nTo go ahead without the question: add --yes/,
-    );
+    expect(result.stderr).toMatch(/\? \[y\/N\] .*n\r?\nNothing was created\.\nThe question comes from 5 coins up /);
     expect(result.stderr).not.toMatch(/error/);
     expect(result.code).toBe(13);
     expect(await world.tasks()).toHaveLength(0);
+  });
+
+  it('the way on after a no is the command as typed with --yes, which creates the task without a question', async () => {
+    const file = join(home, 'my items.txt');
+    writeFileSync(file, 'a.com\nb.com\n');
+    const argv = ['create', S, '-f', file, '--keep-duplicates'];
+    const result = await world.run(argv, terminal('n\n'));
+    expect(result.code).toBe(13);
+    const hint = oneLine(result.stderr.slice(result.stderr.indexOf('Nothing was created.')));
+    expect(hint).toBe(
+      'Nothing was created. The question comes from 5 coins up (the confirm-above setting); to go ahead without it: ' +
+        `taskctl create ${S} -f '${file}' --keep-duplicates --yes `,
+    );
+    const followed = await world.run([...argv, '--yes'], { home });
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(await world.tasks()).toHaveLength(1);
+  });
+
+  it('a command as typed too long to repeat: the hint says to add --yes to it', async () => {
+    const items = Array.from({ length: 30 }, (_, i) => `host-${i}.example.com`);
+    const result = await world.run(['create', S, ...items], terminal('n\n'));
+    expect(result.code).toBe(13);
+    expect(oneLine(result.stderr)).toContain(
+      'The question comes from 5 coins up (the confirm-above setting); to go ahead without it: the same command with --yes',
+    );
   });
 
   it('Enter alone is the default, no', async () => {

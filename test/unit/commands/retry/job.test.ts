@@ -246,9 +246,19 @@ describe('--error', () => {
   it('retry <id> --error matching nothing: nothing to retry, exit 0', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
-    const result = await runTaskctl(['retry', '42', '--error', 'no such thing'], { api });
+    const result = await runTaskctl(['retry', '42', '--error', 'no such thing', '--error', 'nor this'], { api });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/nothing to retry: no item of task 42 .* matching --error/);
+    expect(result.stderr).toBe(
+      'nothing to retry: of the items of task 42 that did not complete, none has an error containing "no such thing" or "nor this"\n',
+    );
+  });
+
+  it('show <id> --error matching nothing says so in the same words', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/42', 200, { success: true, data: failedTask });
+    const result = await runTaskctl(['show', '42', '--error', 'no such thing'], { api, stdoutTTY: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.output).toContain('of the items that did not complete, none has an error containing "no such thing"');
   });
 
   it('show <id> --error previews the same items', async () => {

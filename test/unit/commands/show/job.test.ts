@@ -119,7 +119,7 @@ describe('show --job', () => {
 
   it('--error that matches nothing says so, as retry does: after the summary at a terminal, on stderr for scripts', async () => {
     const { run, journal } = await sandboxJob(ITEMS, 2);
-    const said = `no item of ${journal} that did not complete has an error matching --error`;
+    const said = `of the items of ${journal} that did not complete, none has an error containing "timeout"`;
     const table = await run(['show', '--job', journal, '--error', 'timeout'], {
       stdoutTTY: true,
       columns: 80,

@@ -1,5 +1,6 @@
 /** Ctrl-C ends `watch` and `wait` quietly: exit 130, how to go on, never "error:", with or without ids. */
 import { describe, expect, it } from 'vitest';
+import { ctrlCWhen } from '../../../clock.js';
 import { task } from '../../../hardening/scripted-server.js';
 import { mockApi, replyNoTasks, runTaskctl, sandboxRun } from '../run-in-process.js';
 
@@ -26,6 +27,30 @@ describe('Ctrl-C in watch and wait', () => {
     const result = await run(['watch'], { signal: ctrlC() });
     expect(result.code).toBe(130);
     expect(result.stderr).not.toMatch(/error/);
+  });
+
+  it.each([
+    [['watch'], 'still running: taskctl watch'],
+    [['watch', '--follow'], 'still running: taskctl watch --follow'],
+  ])('%j with a task unfinished at Ctrl-C: the command that goes on, as with ids', async (argv, hint) => {
+    const { run, clock } = await sandboxRun(60_000);
+    await run(['create', 'domain_check_availability', 'a.com', '-q']);
+    const controller = new AbortController();
+    // The first pause between two reads: the list was read.
+    const stopping = ctrlCWhen(clock, controller, (ms) => ms >= 1000);
+    const result = await run(argv, { clock: stopping, signal: controller.signal });
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).not.toMatch(/error/);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(hint);
+  });
+
+  it('watch --follow with nothing unfinished at Ctrl-C: nothing is still running, so no next step', async () => {
+    const { run, clock } = await sandboxRun(60_000);
+    const controller = new AbortController();
+    const stopping = ctrlCWhen(clock, controller, (ms) => ms >= 1000);
+    const result = await run(['watch', '--follow'], { clock: stopping, signal: controller.signal });
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).not.toMatch(/still running|error/);
   });
 
   it('wait: exit 130, the command that goes on, no error', async () => {

@@ -113,6 +113,17 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).toMatch(/ est\. 0:01 left 0:02$/);
   });
 
+  it('an estimate whose time has passed with items left says so ("est. overdue"), never "ending now"', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change({ ...change(task(1, 'processing', 16, 41), T0), itemsPerSecond: 5, predictedEnd: T0 + 2000 });
+    advance(4000);
+    progress.refresh();
+    const line = frames().pop() ?? '';
+    expect(line).toMatch(/ 16\/41 5\.00\/s est\. overdue 0:04$/);
+    expect(line).not.toMatch(/ending now/);
+  });
+
   it('a service that stops answering: said in place with the time since the last answer; no rate or estimate', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
