@@ -217,7 +217,7 @@ async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Prom
  * is 30 s, or, under a longer budget, all of it but what the default leaves for a resend (5 s): an answer that needs
  * 2 minutes to arrive is read within `--request-timeout 3m`, never cut at 30 s four times.
  */
-export function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
+function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
   if (method !== 'GET') return options.requestTimeoutMs ?? POST_TIMEOUT_MS;
   const budgetMs = options.requestTimeoutMs ?? REQUEST_BUDGET_MS;
   const attemptMs = options.attemptTimeoutMs ?? Math.max(GET_TIMEOUT_MS, budgetMs - RESEND_ROOM_MS);
