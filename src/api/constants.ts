@@ -19,7 +19,10 @@ export const DOCUMENTED_RATE_WINDOW_MS = 60_000;
 export const MAX_ATTEMPTS = 4;
 /** TCP + TLS connection setup (capped by `--request-timeout`). */
 export const CONNECT_TIMEOUT_MS = 10_000;
-/** The whole GET exchange of one attempt: connect, headers and the complete body (capped by the request's budget). */
+/**
+ * The whole GET exchange of one attempt: connect, headers and the complete body (capped by the request's budget); a
+ * budget above REQUEST_BUDGET_MS lengthens it to that budget less the 5 s the default leaves for a resend.
+ */
 export const GET_TIMEOUT_MS = 30_000;
 /**
  * One logical request (every method but POST /tasks-like writes) with all its attempts and back-off, announced rate-limit

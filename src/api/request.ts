@@ -212,12 +212,20 @@ async function backOff<T>(wire: Wire, verdict: Failed<T>, attempt: number): Prom
   await wire.clock.sleep(waitMs, wire.signal);
 }
 
-/** One attempt's cut: anything but a GET may store or change things before answering, so it gets the longer one. */
+/**
+ * One attempt's cut: anything but a GET may store or change things before answering, so it gets the longer one. A GET's
+ * is 30 s, or, under a longer budget, all of it but what the default leaves for a resend (5 s): an answer that needs
+ * 2 minutes to arrive is read within `--request-timeout 3m`, never cut at 30 s four times.
+ */
 function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
-  return method === 'GET'
-    ? Math.min(options.attemptTimeoutMs ?? GET_TIMEOUT_MS, options.requestTimeoutMs ?? REQUEST_BUDGET_MS)
-    : (options.requestTimeoutMs ?? POST_TIMEOUT_MS);
+  if (method !== 'GET') return options.requestTimeoutMs ?? POST_TIMEOUT_MS;
+  const budgetMs = options.requestTimeoutMs ?? REQUEST_BUDGET_MS;
+  const attemptMs = options.attemptTimeoutMs ?? Math.max(GET_TIMEOUT_MS, budgetMs - RESEND_ROOM_MS);
+  return Math.min(attemptMs, budgetMs);
 }
+
+/** What the default budget leaves after one cut attempt (35 s − 30 s): room for a quick resend. */
+const RESEND_ROOM_MS = REQUEST_BUDGET_MS - GET_TIMEOUT_MS;
 
 /** A GET's whole budget (attempts and back-off); writes have none beyond their attempt timeout. */
 function budgetFor(options: ApiClientOptions, method: Method): number {
@@ -353,7 +361,10 @@ async function sendAttempt(
     wire.trace?.(`! ${spec.method} ${spec.path} failed: ${code}${during} (${clock.now() - sentAtMs} ms)`);
     const cutOff = status !== undefined && received.bytes < announced && closedEarly(code);
     const cut = cutOff ? { cutOff: { bytes: received.bytes, of: announced } } : {};
-    return { kind: 'failure', error, code, status, sentAtMs, rateLimit, ...cut };
+    // An attempt that ran out of its own time, with the budget and the deadline further off: the error names that cut.
+    const ownCut = isAnswerTimeout(code) && timeoutMs < Math.min(budgetEnd, deadline ?? Infinity) - sentAtMs;
+    const attempt = ownCut && Number.isFinite(budgetEnd) ? { attemptCutMs: timeoutMs } : {};
+    return { kind: 'failure', error, code, status, sentAtMs, rateLimit, ...cut, ...attempt };
   } finally {
     noAnswer();
     cut.dispose();
@@ -575,6 +586,8 @@ interface FailureExchange {
   neverSent?: boolean;
   /** The connection closed after `bytes` of the `of` bytes its Content-Length announced. */
   cutOff?: { bytes: number; of: number };
+  /** A GET attempt that timed out at its own cut (ms), the request's budget not yet spent. */
+  attemptCutMs?: number;
 }
 
 type Exchange = ResponseExchange | FailureExchange;
@@ -686,6 +699,15 @@ function networkError(ctx: JudgeContext, ex: FailureExchange, failure: Failure, 
   if (failure === 'transport' && isAnswerTimeout(code)) {
     // Said by what came: no answer at all (a stopped server: no status line), or an answer whose body did not end.
     const what = ex.status === undefined ? 'did not answer' : 'did not finish its answer';
+    // Said by what ran out: the request's whole time (`within 3m`), or its last attempt's own cut, the budget not spent.
+    if (ex.attemptCutMs !== undefined) {
+      const last = (end?.attempts ?? 1) > 1 ? 'its last attempt' : 'its attempt';
+      return withCause(
+        `${label}: ${ctx.origin} ${what}: ${last} was cut at ${formatDuration(ex.attemptCutMs)}${endingWords(end, true)}`,
+        ex.error,
+        `The service is slow or unreachable: try again later, or raise --request-timeout (one attempt may take all of it but ${formatDuration(RESEND_ROOM_MS)}).`,
+      );
+    }
     return withCause(
       `${label}: ${ctx.origin} ${what} within ${formatDuration(ctx.timeoutMs)}${endingWords(end, true)}`,
       ex.error,

@@ -26,7 +26,8 @@ export interface ApiClientOptions {
   userAgent: string;
   /**
    * `--request-timeout`: the budget of one logical request, all its attempts and back-off included (announced
-   * rate-limit waits excluded); default 35 s. One attempt is cut at 30 s or the budget's end, whichever is first.
+   * rate-limit waits excluded); default 35 s. One attempt is cut at 30 s (above a 35 s budget: 5 s before its end) or
+   * at the budget's end, whichever is first.
    * POST and other writes keep their own 60 s per attempt (they are resent only when never sent, or after a 429); a
    * flag value sets that too. Also caps the 10 s connect timeout.
    */

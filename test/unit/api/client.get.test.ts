@@ -179,13 +179,15 @@ describe('GET: resends', () => {
     expect(clock.sleeps).toEqual([500, 1000, 2000]);
   });
 
-  it('names the timeout when the server never answers', async () => {
+  it('names the timeout when the server never answers: its last attempt cut, the 35 s budget not spent', async () => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError('UND_ERR_HEADERS_TIMEOUT')).times(4);
     const { client } = makeClient(agent);
     const error = await failure(client.getBalance());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error.message).toBe('reading the balance: https://api.test did not answer within 35s (4 attempts)');
+    expect(error.message).toBe(
+      'reading the balance: https://api.test did not answer: its last attempt was cut at 30s (4 attempts)',
+    );
   });
 
   it('a stopped service: no answer to 2 attempts within the 35 s budget, said once, with its hint and exit 8', async () => {
@@ -207,6 +209,80 @@ describe('GET: resends', () => {
     expect(error.exitCode).toBe(ExitCode.unavailable);
     expect(error.message).toBe('reading the balance: https://api.test did not answer within 35s (2 attempts)');
     expect(error.hint).toBe('The service is slow or unreachable: try again later, or raise --request-timeout.');
+  });
+
+  /**
+   * A dispatcher whose every answer drips until its attempt is cut: each attempt takes its whole cut of (virtual) time
+   * (the `headersTimeout` it was given, or what is left of the budget) and fails as the cut does. Records each cut.
+   */
+  function drippingDispatcher(clock: FakeClock, budgetEnd: number) {
+    const cuts: number[] = [];
+    const dispatcher = {
+      request(options: { headersTimeout: number }) {
+        const cutMs = Math.min(options.headersTimeout, budgetEnd - clock.nowMs);
+        cuts.push(cutMs);
+        clock.nowMs += cutMs;
+        return Promise.reject(networkError('TASKCTL_REQUEST_TIMEOUT', 'no complete answer'));
+      },
+      close: () => Promise.resolve(),
+    } as unknown as Dispatcher;
+    return { dispatcher, cuts };
+  }
+
+  it('--request-timeout above the default: one attempt may take all of it but the 5 s left for a resend', async () => {
+    setup();
+    const clock = new FakeClock();
+    const { dispatcher, cuts } = drippingDispatcher(clock, T0 + 180_000);
+    const { client } = makeClient(agent, { dispatcher, clock, requestTimeoutMs: 180_000, random: () => 0 });
+    const error = await failure(client.getBalance());
+    // Not 4 cuts of 30 s: the first attempt has 2m55s, the second what is left of the 3 m after the 0.5 s back-off.
+    expect(cuts).toEqual([175_000, 4_500]);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe('reading the balance: https://api.test did not answer within 3m (2 attempts)');
+    expect(error.hint).toBe('The service is slow or unreachable: try again later, or raise --request-timeout.');
+  });
+
+  it('the default budget keeps its 30 s attempts; so does a --request-timeout of 35 s or less', async () => {
+    setup();
+    for (const requestTimeoutMs of [undefined, 35_000, 32_000]) {
+      const clock = new FakeClock();
+      const budget = requestTimeoutMs ?? 35_000;
+      const { dispatcher, cuts } = drippingDispatcher(clock, T0 + budget);
+      const { client } = makeClient(agent, {
+        dispatcher,
+        clock,
+        random: () => 0,
+        ...(requestTimeoutMs && { requestTimeoutMs }),
+      });
+      await failure(client.getBalance());
+      expect(cuts).toEqual([30_000, budget - 30_500]);
+    }
+  });
+
+  it('an attempt cut at its own limit, not the budget, is said as such, with advice that can help', async () => {
+    setup();
+    // Three resets, then an answer that never ends: the fourth attempt is cut at 30 s with 31.5 s of the budget left.
+    pool.intercept(balancePath).replyWithError(networkError('ECONNRESET')).times(3);
+    const clock = new FakeClock();
+    const { dispatcher: dripping, cuts } = drippingDispatcher(clock, T0 + 35_000);
+    let calls = 0;
+    const dispatcher = {
+      request(options: Parameters<Dispatcher['request']>[0] & { headersTimeout: number }) {
+        calls++;
+        return calls <= 3 ? agent.request(options) : dripping.request(options);
+      },
+      close: () => Promise.resolve(),
+    } as unknown as Dispatcher;
+    const { client } = makeClient(agent, { dispatcher, clock, random: () => 0 });
+    const error = await failure(client.getBalance());
+    expect(cuts).toEqual([30_000]);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(
+      'reading the balance: https://api.test did not answer: its last attempt was cut at 30s (4 attempts)',
+    );
+    expect(error.hint).toBe(
+      'The service is slow or unreachable: try again later, or raise --request-timeout (one attempt may take all of it but 5s).',
+    );
   });
 
   it('one budget of 35 s per request, attempts and back-off included: no resend once it is spent', async () => {
