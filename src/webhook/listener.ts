@@ -179,9 +179,9 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     catchUpShare,
     async inject(raw, signal = new AbortController().signal) {
       const meta = metaOf(raw);
-      return meta
-        ? handler.handle(raw, meta, undefined, { share: catchUpShare, signal })
-        : { status: 400, note: 'not JSON' };
+      return 'unreadable' in meta
+        ? { status: 400, note: meta.unreadable }
+        : handler.handle(raw, meta, undefined, { share: catchUpShare, signal });
     },
     close() {
       closed ??= (async () => {

@@ -181,6 +181,21 @@ describe('webhook listener', () => {
     expect(events).toEqual([]);
   });
 
+  it('refuses a body nested deeper than an API answer may be (400), and takes a leading UTF-8 BOM as the API client does', async () => {
+    const { listener, events } = await listen();
+    const deep = await post(listener.url, '['.repeat(300) + ']'.repeat(300));
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: string }).error).toBe('body is nested more than 256 levels deep');
+    const bom = await fetch(listener.url, {
+      method: 'POST',
+      headers: signed,
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]),
+    });
+    expect(bom.status).toBe(200);
+    await listener.close();
+    expect(events.map((e) => [e.taskId, e.raw])).toEqual([['7', body]]);
+  });
+
   it('acknowledges every correctly signed JSON event with 200, hands it on as received, and warns about its shape', async () => {
     const { listener, events, raws } = await listen();
     const { platform: _p, ...noPlatform } = event.task;
