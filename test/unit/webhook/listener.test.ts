@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -169,6 +170,17 @@ describe('webhook listener', () => {
     expect(streamed.status).toBe(413);
     await listener.close();
     expect(events).toEqual([]);
+  });
+
+  it('closes a connection whose headers do not arrive in time (a stalled sender holds no socket)', async () => {
+    const { listener } = await listen({ headersTimeoutMs: 200 });
+    const { port } = new URL(listener.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('data', () => undefined);
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\n');
+    // Resolves only when the listener closes it: no timer of the test's own.
+    await new Promise((resolve) => socket.once('close', resolve));
+    await listener.close();
   });
 
   it('answers 400 only for a body that is not JSON', async () => {
