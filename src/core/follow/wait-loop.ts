@@ -15,6 +15,7 @@ import {
   taskPhase,
   taskTone,
   disagreeingCountsWarner,
+  itemsContradicted,
   unknownStatusWarner,
 } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
@@ -197,6 +198,13 @@ function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowIte
         continue;
       }
       const failed = counted(counts.failed ?? 0, 'failed item');
+      // Failures only the service's counts say (its items are all completed): no item list can show them.
+      if (itemsContradicted(task) !== undefined) {
+        ctx.printer.warn(
+          `task ${task.id} completed with ${failed} by the service's counts: taskctl show ${task.id} -o json`,
+        );
+        continue;
+      }
       ctx.printer.warn(
         ctx.ephemeralSandbox
           ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
