@@ -314,6 +314,17 @@ export function itemsContradicted(task: TaskStateFields): ItemsContradiction | u
 }
 
 /**
+ * What an ended task whose counts say worse than its items is taken as, in the words of the warning, the JUnit
+ * failure and the GitHub summary; undefined when they agree.
+ */
+export function itemsContradictionNote(task: TaskStateFields & { id: number }): string | undefined {
+  const byItems = itemsContradicted(task);
+  if (byItems === undefined) return undefined;
+  const counts = itemCounts(task);
+  return `task ${task.id}: the service's counts disagree with its items: completed_items ${String(byItems.said.completed)}, failed_items ${String(byItems.said.failed)}, but its items show ${byItems.seen.completed} completed, ${byItems.seen.failed} failed; taken as ${counts.completed ?? 0}/${counts.total}, ${counts.failed ?? 0} failed (a success only if both say so)`;
+}
+
+/**
  * A per-run memo that warns once about each task whose counts disagree (`countsDisagree`), for `wait` and every
  * `--wait`, `show` and `list`: only its status says it finished. `shown`: what the command shows of the counts beyond
  * them (a wait's progress: at most 100%).
@@ -326,12 +337,10 @@ export function disagreeingCountsWarner(
   return (task) => {
     if (seen.has(task.id)) return;
     const counts = itemCounts(task);
-    const byItems = itemsContradicted(task);
+    const byItems = itemsContradictionNote(task);
     if (byItems !== undefined) {
       seen.add(task.id);
-      warn(
-        `task ${task.id}: the service's counts disagree with its items: completed_items ${String(byItems.said.completed)}, failed_items ${String(byItems.said.failed)}, but its items show ${byItems.seen.completed} completed, ${byItems.seen.failed} failed; taken as ${counts.completed ?? 0}/${counts.total}, ${counts.failed ?? 0} failed (a success only if both say so)`,
-      );
+      warn(byItems);
       return;
     }
     if (!countsDisagree(counts)) return;

@@ -4,7 +4,15 @@
  */
 import type { Task, TaskItem } from '../api/schemas.js';
 import { errorText } from '../lib/item-error.js';
-import { failedOrUnlisted, itemCounts, itemOutcome, taskPhase, taskTone, type StatusTone } from '../lib/task-state.js';
+import {
+  failedOrUnlisted,
+  itemCounts,
+  itemOutcome,
+  itemsContradictionNote,
+  taskPhase,
+  taskTone,
+  type StatusTone,
+} from '../lib/task-state.js';
 import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 
@@ -93,6 +101,7 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   }
   const failures = tasks.flatMap((task) => [
     ...(ended(task) ? [`task ${task.id} ${task.status}: ${task.error_message ?? 'no reason given'}`] : []),
+    ...[itemsContradictionNote(task) ?? []].flat(),
     ...notCompleted(task).map(
       (item) => `task ${task.id} · ${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`,
     ),
@@ -125,6 +134,14 @@ export function githubAnnotations(
     const title = `taskctl: task ${task.id} ${task.status} (${task.service})`;
     errors.push(
       `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}${see(`taskctl show ${task.id}`)}`)}`,
+    );
+  }
+  for (const task of tasks) {
+    const contradiction = itemsContradictionNote(task);
+    if (contradiction === undefined) continue;
+    const title = `taskctl: task ${task.id} counts disagree (${task.service})`;
+    errors.push(
+      `::error title=${escapeProperty(title)}::${escapeData(`${contradiction}${see(`taskctl show ${task.id} -o json`)}`)}`,
     );
   }
   const moreBy = new Map<number, number>();
