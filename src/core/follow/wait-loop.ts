@@ -8,6 +8,7 @@ import type { FollowResult } from './follow.js';
 import { AuthError, CliError } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
+import { repeatWarning } from '../../lib/page-guard.js';
 import {
   isPlainFailure,
   isTerminal,
@@ -178,6 +179,11 @@ async function printAsCreated(
   ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
 }
 
+/** The log group of a wait's progress lines (GitHub Actions). */
+function groupTitle(ids: readonly number[]): string {
+  return `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
+}
+
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
 function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
   for (const task of tasks) {
@@ -332,8 +338,7 @@ export async function waitForTasks(
   const warnUnknown = unknownStatusWarner(warn);
   const warnCounts = disagreeingCountsWarner(warn, 'its progress is shown as at most 100%');
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
-  const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
-  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, groupTitle(ids)) : undefined;
   const seen = new Map<number, Task>(); // the last state read of each task, for saidKeyRefused
   const result = await followTasks({
     reader: options.missing === undefined ? api : onMissing(api, options.missing),
@@ -364,6 +369,7 @@ export async function waitForTasks(
       if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
+    onPageRepeats: (page, repeated, tasks) => repeated.forEach((id) => warn(repeatWarning(page, id, tasks))),
     onRateLimitHold: (untilMs) => {
       // On a terminal the live block says it in place, counting down; elsewhere the client's own notice of a wait.
       if (progress.mode === 'live') display.held(untilMs, api.rateLimiter.holdWords());
