@@ -445,3 +445,27 @@ export function sameCreation(a: string, b: string): boolean {
   if (x === undefined || y === undefined) return true;
   return Math.abs(x.ms - y.ms) <= Math.max(x.resolutionMs, y.resolutionMs) + CREATION_MARGIN_MS;
 }
+
+/** How far along a status is: waiting (pending), working, ended. */
+function statusRank(task: TaskStateFields): number {
+  if (isTerminal(task)) return 2;
+  return isWorking(task) ? 1 : 0;
+}
+
+/**
+ * A task read again that went back (from processing to pending, or fewer items finished): the two readings in words
+ * (`task 1 went back: processing 3/4, then pending 0/4`), for a warning once per task; undefined when it did not.
+ */
+export function wentBackWords(previous: TaskStateFields & { id: number }, next: TaskStateFields): string | undefined {
+  const done = (task: TaskStateFields): number | undefined => {
+    const { completed, failed } = itemCounts(task);
+    return completed === undefined ? undefined : completed + (failed ?? 0);
+  };
+  const before = done(previous);
+  const after = done(next);
+  const fell = before !== undefined && after !== undefined && after < before;
+  if (statusRank(next) >= statusRank(previous) && !fell) return undefined;
+  const reading = (task: TaskStateFields, finished: number | undefined) =>
+    `${task.status}${finished === undefined ? '' : ` ${finished}/${task.total_items}`}`;
+  return `task ${previous.id} went back: ${reading(previous, before)}, then ${reading(next, after)}`;
+}

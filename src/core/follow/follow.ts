@@ -8,7 +8,15 @@ import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
 import { listedTwice, PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, isWorking, itemCounts, sameCreation, taskPhase, taskSucceeded } from '../../lib/task-state.js';
+import {
+  isTerminal,
+  isWorking,
+  itemCounts,
+  sameCreation,
+  taskPhase,
+  taskSucceeded,
+  wentBackWords,
+} from '../../lib/task-state.js';
 import { parseTimestamp } from '../../lib/timestamp.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
@@ -134,6 +142,11 @@ export interface FollowOptions {
    * its own GET instead. For a warning (lib/page-guard.ts `repeatWarning`).
    */
   onPageRepeats?: (page: number, ids: number[], tasks: readonly Task[]) => void;
+  /**
+   * A followed task read again went back (processing to pending, or fewer items finished), once per task: the two
+   * readings and the words of a warning (lib/task-state.ts `wentBackWords`). Its lines show what the service said.
+   */
+  onBackwards?: (previous: Task, task: Task, words: string) => void;
 }
 
 export interface FollowResult {
@@ -175,6 +188,8 @@ interface Watched {
   needsDetail: boolean;
   /** The one GET for item counts was made (a server without items or counts is not asked again). */
   detailFetched: boolean;
+  /** `onBackwards` was called for it (once a task). */
+  backSaid?: boolean;
 }
 
 /** Errors that asking again will not fix, although their class says "unavailable": they end the follow (exit 8). */
@@ -862,6 +877,11 @@ class Follower {
     }
     const counts = itemCounts(raw);
     const task = withItemCounts(raw);
+    const back = w.task === undefined || w.backSaid === true ? undefined : wentBackWords(w.task, task);
+    if (back !== undefined && w.task !== undefined) {
+      w.backSaid = true;
+      this.options.onBackwards?.(w.task, task, back);
+    }
     const statusChanged = w.task?.status !== task.status;
     const done = finishedItemCount(task);
     const news = w.pace.observe(now, { done, total: task.total_items, statusChanged });

@@ -4,7 +4,7 @@
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
-import type { FollowResult } from './follow.js';
+import type { FollowOptions, FollowResult } from './follow.js';
 import { AuthError, CliError } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
@@ -177,6 +177,19 @@ async function printAsCreated(
   const one = tasks.length === 1;
   const show = options.showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`;
   ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
+}
+
+/**
+ * Warnings about answers the follow engine doubts: a page naming a task twice (that task is read by its own GET), and
+ * a task going back (its lines show what the service said), once per task.
+ */
+function answerDoubtWarnings(warn: (text: string) => void): Pick<FollowOptions, 'onPageRepeats' | 'onBackwards'> {
+  return {
+    onPageRepeats: (page, repeated, tasks) => {
+      for (const id of repeated) warn(repeatWarning(page, id, tasks));
+    },
+    onBackwards: (_previous, _task, words) => warn(`${words}: the service reported it going back; shown as it said`),
+  };
 }
 
 /** The log group of a wait's progress lines (GitHub Actions). */
@@ -369,7 +382,7 @@ export async function waitForTasks(
       if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
-    onPageRepeats: (page, repeated, tasks) => repeated.forEach((id) => warn(repeatWarning(page, id, tasks))),
+    ...answerDoubtWarnings(warn),
     onRateLimitHold: (untilMs) => {
       // On a terminal the live block says it in place, counting down; elsewhere the client's own notice of a wait.
       if (progress.mode === 'live') display.held(untilMs, api.rateLimiter.holdWords());

@@ -204,3 +204,30 @@ describe('followTasks: a page that lists one id twice', () => {
     expect(repeats[0]).toBe('1:3');
   });
 });
+
+/** Task 1 read as processing 3/4, then pending 0/4 every third read (a service going back), then completed. */
+class GoingBack implements TaskReader {
+  readonly rateLimiter = UNPACED;
+  reads = 0;
+  async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    return { tasks: [], meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: 0 } };
+  }
+  async getTask(id: number): Promise<Task> {
+    this.reads++;
+    if (this.reads >= 7) return task(id, 'completed', { total_items: 4, completed_items: 4, failed_items: 0 });
+    if (this.reads % 3 === 2) return task(id, 'pending', { total_items: 4, completed_items: 0, failed_items: 0 });
+    return task(id, 'processing', { total_items: 4, completed_items: 3, failed_items: 0 });
+  }
+}
+
+describe('followTasks: a task that goes back', () => {
+  it('is reported once (processing to pending, counts falling), and the follow goes on to its end', async () => {
+    const clock = new FakeClock();
+    const back: string[] = [];
+    const result = await followTasks(
+      options(new GoingBack(), clock, { onBackwards: (_previous, _task, words) => back.push(words) }),
+    );
+    expect(result.reason).toBe('done');
+    expect(back).toEqual(['task 1 went back: processing 3/4, then pending 0/4']);
+  });
+});
