@@ -108,7 +108,9 @@ describe('wait: counts that say worse than the items', () => {
     );
     expect(result.stderr).not.toMatch(/4\/4/);
     // No item list shows failures only the counts say: the hint is the task as sent.
-    expect(result.stderr).toMatch(/task 8 completed with 3 failed items by the service's counts: taskctl show 8 -o json/);
+    expect(result.stderr).toMatch(
+      /task 8 completed with 3 failed items by the service's counts: taskctl show 8 -o json/,
+    );
 
     const allowed = mockApi();
     allowed.reply('GET', '/tasks/8', 200, contradicted());
