@@ -7,7 +7,7 @@
 import type { Task } from '../api/schemas.js';
 import type { GlobalOptions, Output, Process, Prompts, Runtime, Service, Store } from './capabilities.js';
 import { shellWord } from '../lib/shell-word.js';
-import { PageWalkGuard } from '../lib/page-guard.js';
+import { listedTwice, PageWalkGuard, repeatWarning } from '../lib/page-guard.js';
 import { disagreeingCountsWarner, statusFilter } from '../lib/task-state.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
@@ -133,6 +133,9 @@ export async function runList(
       end.totalPages = meta.total_pages;
       if (end.page === options.page) ctx.cache.rememberTasks(tasks);
       const fresh = plan.walk ? guard.accept(end.page, meta.total_pages, tasks) : tasks;
+      // One id twice on a page: both rows as sent, and a warning that the answer contradicts itself.
+      for (const id of listedTwice(tasks))
+        (table ? held.push.bind(held) : ctx.printer.warn.bind(ctx.printer))(repeatWarning(end.page, id, tasks));
       let rows = fresh.filter(plan.matches);
       if (plan.limit !== undefined) rows = rows.slice(0, plan.limit - end.printed);
       out.write(rows);

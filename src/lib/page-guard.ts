@@ -85,3 +85,24 @@ export class PageWalkGuard<T extends { id: number }> {
     return new UnavailableError(`${this.what}: the server's pages do not end (${why})`, this.hint);
   }
 }
+
+/**
+ * The ids one page lists more than once (in the order first seen): an answer that contradicts itself when the entries
+ * differ. `list` prints them as sent with a warning (`repeatWarning`); the follow engine takes neither entry and reads
+ * the task by its own GET, so no exit code is decided by such a page (docs/behaviour.md#http).
+ */
+export function listedTwice(items: ReadonlyArray<{ id: number }>): number[] {
+  const once = new Set<number>();
+  const twice = new Set<number>();
+  for (const { id } of items) {
+    if (once.has(id)) twice.add(id);
+    else once.add(id);
+  }
+  return [...twice];
+}
+
+/** The warning for one id a page lists twice: the states it was listed in, and the task's own read. */
+export function repeatWarning(page: number, id: number, items: ReadonlyArray<{ id: number; status: string }>): string {
+  const states = items.filter((item) => item.id === id).map((item) => item.status);
+  return `page ${page} of the task list names task ${id} ${states.length === 2 ? 'twice' : `${states.length} times`} (${states.join(', ')}): the answer contradicts itself; its own read: taskctl show ${id}`;
+}

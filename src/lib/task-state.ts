@@ -79,8 +79,21 @@ export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(
 export const UNLISTED_ITEMS: unique symbol = Symbol('items not listed');
 
 /** The fields of a task these rules read: the API's task object, or a webhook's. */
+/**
+ * Set on a task whose items were replaced by their counts (core/follow/item-counts.ts) when its counts fields had said
+ * worse than those items: what each said, so `disagreeingCountsWarner` warns about the task without its items too.
+ */
+export const ITEMS_CONTRADICTED: unique symbol = Symbol('counts that contradict the items');
+
+/** An ended task's counts fields and its items' own reading, when the fields say worse (`itemsContradicted`). */
+export interface ItemsContradiction {
+  said: { completed: number | undefined; failed: number | undefined };
+  seen: { completed: number; failed: number };
+}
+
 export interface TaskStateFields {
   [UNLISTED_ITEMS]?: number | undefined;
+  [ITEMS_CONTRADICTED]?: ItemsContradiction | undefined;
   status: string;
   total_items: number;
   completed_at?: string | null | undefined;
@@ -225,15 +238,18 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
   const terminal = isTerminal(task);
   const total = task.total_items;
   if (task.items) {
-    let completed = 0;
-    let failed = 0;
-    for (const item of task.items) {
-      const outcome = itemOutcome(item, terminal);
-      if (outcome === 'completed') completed++;
-      else if (outcome === 'failed') failed++;
-    }
-    const unlisted = terminal ? Math.max(0, total - task.items.length) : 0;
-    if (terminal) failed = Math.max(failed, total - completed - unlisted);
+    const seen = itemsSeen(task.items, terminal);
+    if (!terminal) return { total, completed: seen.completed, failed: seen.failed };
+    // An ended task's counts fields may say worse than its items (`failed_items: 3` beside four completed items):
+    // success is only what both say, so the worse reading is taken (disagreeingCountsWarner says so).
+    const fieldCompleted = numberOrUndefined(task.completed_items);
+    const fieldFailed = numberOrUndefined(task.failed_items) ?? 0;
+    // Failures said beyond those seen leave room for fewer completed items (never fewer than none).
+    const room = fieldFailed > seen.failed ? total - fieldFailed : seen.completed;
+    const completed = Math.max(0, Math.min(seen.completed, fieldCompleted ?? seen.completed, room));
+    const failedSaid = Math.max(seen.failed, fieldFailed);
+    const unlisted = Math.max(0, Math.min(total - task.items.length, total - completed - failedSaid));
+    const failed = Math.max(failedSaid, total - completed - unlisted);
     return { total, completed, failed, ...(unlisted > 0 && { unlisted }) };
   }
   const completed = numberOrUndefined(task.completed_items);
@@ -275,9 +291,49 @@ export function unlistedItems(task: TaskStateFields & { id: number }): { count: 
   return { count, note: unlistedItemsNote({ id: task.id, total_items: task.total_items, items: listed }) ?? '' };
 }
 
+/** The items' own statuses, counted: completed, and failed (ended ones, or any once the task is terminal). */
+function itemsSeen(items: ReadonlyArray<{ status: string }>, terminal: boolean): { completed: number; failed: number } {
+  let completed = 0;
+  let failed = 0;
+  for (const item of items) {
+    const outcome = itemOutcome(item, terminal);
+    if (outcome === 'completed') completed++;
+    else if (outcome === 'failed') failed++;
+  }
+  return { completed, failed };
+}
+
 /** More items counted (completed and failed) than `total_items`: the service's counts contradict each other. */
 function countsDisagree(counts: ItemCounts): boolean {
   return (counts.completed ?? 0) + (counts.failed ?? 0) > counts.total;
+}
+
+/**
+ * An ended task whose counts fields say worse than its items (fewer completed, or more failed than its items and
+ * those it does not list could hold): what each says, for the warning; undefined when they agree.
+ */
+export function itemsContradicted(task: TaskStateFields): ItemsContradiction | undefined {
+  if (task[ITEMS_CONTRADICTED] !== undefined) return task[ITEMS_CONTRADICTED];
+  if (!task.items || !isTerminal(task)) return undefined;
+  const seen = itemsSeen(task.items, true);
+  const unlisted = Math.max(0, task.total_items - task.items.length);
+  const completed = numberOrUndefined(task.completed_items);
+  const failed = numberOrUndefined(task.failed_items);
+  const worse =
+    (completed !== undefined && completed < seen.completed) ||
+    (failed !== undefined && failed > seen.failed + unlisted);
+  return worse ? { said: { completed, failed }, seen } : undefined;
+}
+
+/**
+ * What an ended task whose counts say worse than its items is taken as, in the words of the warning, the JUnit
+ * failure and the GitHub summary; undefined when they agree.
+ */
+export function itemsContradictionNote(task: TaskStateFields & { id: number }): string | undefined {
+  const byItems = itemsContradicted(task);
+  if (byItems === undefined) return undefined;
+  const counts = itemCounts(task);
+  return `task ${task.id}: the service's counts disagree with its items: completed_items ${String(byItems.said.completed)}, failed_items ${String(byItems.said.failed)}, but its items show ${byItems.seen.completed} completed, ${byItems.seen.failed} failed; taken as ${counts.completed ?? 0}/${counts.total}, ${counts.failed ?? 0} failed (a success only if both say so)`;
 }
 
 /**
@@ -300,10 +356,15 @@ export function disagreeingCountsWarner(
       return;
     }
     const counts = itemCounts(task);
-    if (!countsDisagree(counts)) return;
+    const byItems = itemsContradictionNote(task);
+    if (byItems === undefined && !countsDisagree(counts)) return;
     seen.set(task.id, true);
     const oldest = seen.size > remember ? seen.keys().next() : undefined;
     if (oldest?.done === false) seen.delete(oldest.value);
+    if (byItems !== undefined) {
+      warn(byItems);
+      return;
+    }
     const counted = (counts.completed ?? 0) + (counts.failed ?? 0);
     warn(
       `task ${task.id}: the service's counts disagree: ${counted} items counted, but total_items is ${counts.total}; ${shown === undefined ? '' : `${shown}, and `}only its status says when it is finished`,
@@ -403,4 +464,28 @@ export function sameCreation(a: string, b: string): boolean {
   const y = parseTimestampWithResolution(b);
   if (x === undefined || y === undefined) return true;
   return Math.abs(x.ms - y.ms) <= Math.max(x.resolutionMs, y.resolutionMs) + CREATION_MARGIN_MS;
+}
+
+/** How far along a status is: waiting (pending), working, ended. */
+function statusRank(task: TaskStateFields): number {
+  if (isTerminal(task)) return 2;
+  return isWorking(task) ? 1 : 0;
+}
+
+/**
+ * A task read again that went back (from processing to pending, or fewer items finished): the two readings in words
+ * (`task 1 went back: processing 3/4, then pending 0/4`), for a warning once per task; undefined when it did not.
+ */
+export function wentBackWords(previous: TaskStateFields & { id: number }, next: TaskStateFields): string | undefined {
+  const done = (task: TaskStateFields): number | undefined => {
+    const { completed, failed } = itemCounts(task);
+    return completed === undefined ? undefined : completed + (failed ?? 0);
+  };
+  const before = done(previous);
+  const after = done(next);
+  const fell = before !== undefined && after !== undefined && after < before;
+  if (statusRank(next) >= statusRank(previous) && !fell) return undefined;
+  const reading = (task: TaskStateFields, finished: number | undefined) =>
+    `${task.status}${finished === undefined ? '' : ` ${finished}/${task.total_items}`}`;
+  return `task ${previous.id} went back: ${reading(previous, before)}, then ${reading(next, after)}`;
 }

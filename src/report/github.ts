@@ -8,6 +8,7 @@ import {
   failedOrUnlisted,
   itemCounts,
   itemOutcome,
+  itemsContradictionNote,
   taskPhase,
   taskTone,
   unlistedItems,
@@ -104,6 +105,7 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
     ...[unlistedItems(task)]
       .filter((unlisted) => unlisted !== undefined)
       .map(({ count, note }) => `task ${task.id} · ${counted(count, 'item')} not listed: ${note}`),
+    ...[itemsContradictionNote(task) ?? []].flat(),
     ...notCompleted(task).map(
       (item) => `task ${task.id} · ${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`,
     ),
@@ -161,6 +163,19 @@ export function githubAnnotations(
       `::error title=${escapeProperty(`taskctl: task ${task.id} has ${what} (${task.service})`)}::${escapeData(`${unlisted.note}; ${why}${see(`taskctl show ${task.id} -o json`)}`)}`,
     );
   }
+  const contradictedHidden: number[] = [];
+  for (const task of tasks) {
+    const contradiction = itemsContradictionNote(task);
+    if (contradiction === undefined) continue;
+    if (errors.length >= limit) {
+      contradictedHidden.push(task.id);
+      continue;
+    }
+    const title = `taskctl: task ${task.id} counts disagree (${task.service})`;
+    errors.push(
+      `::error title=${escapeProperty(title)}::${escapeData(`${contradiction}${see(`taskctl show ${task.id} -o json`)}`)}`,
+    );
+  }
   const moreBy = new Map<number, number>();
   for (const task of tasks) {
     for (const item of notCompleted(task)) {
@@ -175,14 +190,15 @@ export function githubAnnotations(
     }
   }
   const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
-  if (hiddenTasks + unlistedHidden.length + hiddenItems > 0) {
+  if (hiddenTasks + unlistedHidden.length + contradictedHidden.length + hiddenItems > 0) {
     const where = [
-      ...unlistedHidden.map((id) => `taskctl show ${id} -o json`),
+      ...[...unlistedHidden, ...contradictedHidden].map((id) => `taskctl show ${id} -o json`),
       ...[...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`),
     ].join('; ');
     const what = [
       hiddenTasks ? counted(hiddenTasks, 'failed task') : '',
       unlistedHidden.length ? `${counted(unlistedHidden.length, 'task')} with items not listed` : '',
+      contradictedHidden.length ? `${counted(contradictedHidden.length, 'task')} whose counts disagree` : '',
       hiddenItems ? counted(hiddenItems, 'failed item') : '',
     ]
       .filter(Boolean)

@@ -19,6 +19,7 @@ import {
   isPlainFailure,
   itemCounts,
   itemOutcome,
+  itemsContradictionNote,
   taskPhase,
   unlistedItems,
 } from '../lib/task-state.js';
@@ -127,6 +128,15 @@ function testsuite(task: Task, totals: Counts): string {
     );
   }
   const itemTotals = itemCounts(task);
+  // Every item passed, but the service's own counts say some failed: the report is not green on items alone.
+  const contradiction = itemsContradictionNote(task);
+  if (contradiction !== undefined) {
+    counts.tests++;
+    counts.failures++;
+    cases.push(
+      `<testcase${attrs({ name: 'counts disagree with the items', classname: task.service })}>\n      <failure${attrs({ message: contradiction, type: 'counts_disagree' })}>${xmlText(contradiction)}</failure>\n    </testcase>`,
+    );
+  }
   const unlisted = unlistedItems(task);
   if (unlisted !== undefined) {
     counts.tests++;

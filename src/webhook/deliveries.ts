@@ -150,8 +150,8 @@ export class Deliveries {
       return;
     }
     const meta = metaOf(raw);
-    if (!meta) {
-      done(400, { ok: false, error: 'body is not JSON' }, 'body is not JSON');
+    if ('unreadable' in meta) {
+      done(400, { ok: false, error: meta.unreadable }, meta.unreadable);
       return;
     }
     const simulated = simulationId(headerValue(req.headers[SIMULATED_HEADER]));
@@ -198,7 +198,10 @@ function reply(res: ServerResponse, status: number, body: object, headers: Recor
   res.end(text);
 }
 
-/** The body as UTF-8, or undefined once it passes `limit` bytes (reading stops there). */
+/**
+ * The body as UTF-8, a leading BOM dropped (as the API client drops one: the event is the text after it), or undefined
+ * once it passes `limit` bytes (reading stops there).
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -215,7 +218,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () =>
+      resolve(
+        Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/^\uFEFF/, ''),
+      ),
+    );
     req.once('error', reject);
   });
 }

@@ -7,6 +7,7 @@ import type { Column, Printer, StyledPart } from '../output/printer.js';
 import type { ReceivedEvent } from './received.js';
 import { eventLineFormatter, type EventLine } from '../output/event-line.js';
 import { countsRoom, countsText } from '../output/task-columns.js';
+import { compactJsonText } from '../lib/json-text.js';
 
 /** A scalar field of a received body by path (`task.id`), whatever its shape; undefined when absent or not a scalar. */
 function field(body: unknown, ...path: string[]): string | number | boolean | undefined {
@@ -48,11 +49,11 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
   const oneScreen = ctx.io.stdout.isTTY === true && ctx.io.stderr.isTTY === true;
   if (printer.format === 'json' || printer.format === 'ndjson') {
     // The body exactly as delivered, unknown fields included: as received when it is one line (no copy of a big
-    // body is made), compacted otherwise.
+    // body is made), compacted otherwise, never parsed and written again (an id beyond 2^53 keeps its digits).
     return {
       print: (received, { duplicate }) => {
         if (duplicate) return false;
-        printer.line(/[\r\n\u2028\u2029]/.test(received.raw) ? JSON.stringify(received.body) : received.raw.trim());
+        printer.line(/[\r\n]/.test(received.raw) ? compactJsonText(received.raw.trim()) : received.raw.trim());
         return oneScreen;
       },
       end: async () => {},

@@ -36,6 +36,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_QUEUE = 100;
 /** Deliveries held at once (being read or forwarded): beyond it a delivery gets 503 before it is read. */
 const MAX_BODIES_AT_ONCE = 64;
+/** A delivery's headers arrive within this, its whole request within REQUEST_TIMEOUT_MS, or the connection is closed. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface WebhookListenerOptions {
   /** Default 8788; 0 picks a free port (see `url`). */
@@ -84,6 +87,8 @@ export interface WebhookListenerOptions {
   clock?: Clock;
   /** Environment for `exec` commands; default process.env. */
   env?: Env;
+  /** Time a connection has to send a request's headers; default 10 s (then it is closed). */
+  headersTimeoutMs?: number;
 }
 
 export interface WebhookListener {
@@ -149,10 +154,15 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     handler,
   );
 
-  const server = createServer((req, res) => deliveries.serve(req, res));
-  // A sender that trickles its body cannot hold a connection open forever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // A sender that trickles its headers or body cannot hold a connection open: Node checks the two timeouts every
+  // `connectionsCheckingInterval` (30 s by default, which would let a stalled connection live three times its 10 s).
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeout / 2)) },
+    (req, res) => deliveries.serve(req, res),
+  );
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = headersTimeout;
 
   try {
     await listenOn(server, options.port ?? DEFAULT_LISTEN_PORT, host);
@@ -182,9 +192,9 @@ export async function startWebhookListener(options: WebhookListenerOptions): Pro
     catchUpShare,
     async inject(raw, signal = new AbortController().signal) {
       const meta = metaOf(raw);
-      return meta
-        ? handler.handle(raw, meta, undefined, { share: catchUpShare, signal })
-        : { status: 400, note: 'not JSON' };
+      return 'unreadable' in meta
+        ? { status: 400, note: meta.unreadable }
+        : handler.handle(raw, meta, undefined, { share: catchUpShare, signal });
     },
     close() {
       closed ??= (async () => {

@@ -7,8 +7,16 @@ import { errorCode } from '../../api/request.js';
 import { backoffDelay, DEADLINE_CODE } from '../../api/resend-policy.js';
 import type { PageMeta, Task } from '../../api/schemas.js';
 import { MalformedResponseError, NotFoundError, RateLimitError, UnavailableError } from '../../errors.js';
-import { PageWalkGuard } from '../../lib/page-guard.js';
-import { isTerminal, isWorking, itemCounts, sameCreation, taskPhase, taskSucceeded } from '../../lib/task-state.js';
+import { listedTwice, PageWalkGuard } from '../../lib/page-guard.js';
+import {
+  isTerminal,
+  isWorking,
+  itemCounts,
+  sameCreation,
+  taskPhase,
+  taskSucceeded,
+  wentBackWords,
+} from '../../lib/task-state.js';
 import { parseTimestamp } from '../../lib/timestamp.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
@@ -129,6 +137,16 @@ export interface FollowOptions {
    * count shows took longer than BEHIND_MS (waits with none missing left out), so new tasks are shown that late.
    */
   onBehind?: (behind: { pages: number; forMs: number }) => void;
+  /**
+   * A page listed these ids more than once (`tasks`: the page as sent): neither entry was taken, each task is read by
+   * its own GET instead. For a warning (lib/page-guard.ts `repeatWarning`).
+   */
+  onPageRepeats?: (page: number, ids: number[], tasks: readonly Task[]) => void;
+  /**
+   * A followed task read again went back (processing to pending, or fewer items finished), once per task: the two
+   * readings and the words of a warning (lib/task-state.ts `wentBackWords`). Its lines show what the service said.
+   */
+  onBackwards?: (previous: Task, task: Task, words: string) => void;
 }
 
 export interface FollowResult {
@@ -170,6 +188,8 @@ interface Watched {
   needsDetail: boolean;
   /** The one GET for item counts was made (a server without items or counts is not asked again). */
   detailFetched: boolean;
+  /** `onBackwards` was called for it (once a task). */
+  backSaid?: boolean;
 }
 
 /** Errors that asking again will not fix, although their class says "unavailable": they end the follow (exit 8). */
@@ -653,14 +673,25 @@ class Follower {
     const foundIds: number[] = [];
     /** The page's last creation time noted for the listing's order (`noteOrder`). */
     let last: number | undefined;
+    // An id the page lists twice: neither entry is taken (one may say `failed` of a task that is running); the task is
+    // read by its own GET, so no outcome is decided by an answer that contradicts itself.
+    const twice = new Set(listedTwice(tasks));
+    if (twice.size > 0) this.options.onPageRepeats?.(page, [...twice], tasks);
+    const discovered = new Set<number>();
     for (const task of tasks) {
-      if (this.watchAll) {
+      const doubtful = twice.has(task.id);
+      if (this.watchAll && !discovered.has(task.id)) {
         // Parsed once, for the order and the discovery.
         const at = parseTimestamp(task.created_at);
         if (!this.unordered) last = this.noteOrder(at, last);
-        if (this.discoverTask(task, at, now)) foundIds.push(task.id);
+        if (doubtful) discovered.add(task.id);
+        const found = doubtful ? this.discoverDoubtful(task, at, now) : this.discoverTask(task, at, now);
+        if (found) foundIds.push(task.id);
       }
-      if (this.watched.has(task.id)) {
+      const w = this.watched.get(task.id);
+      if (w && doubtful) {
+        if (!w.settled) w.needsDetail = true;
+      } else if (w) {
         here.add(task.id);
         this.observe(task, now);
       }
@@ -754,6 +785,12 @@ class Follower {
   }
 
   /** 'all-unfinished': the first scan follows unfinished tasks; later, any new task is followed (even if finished). */
+  /** `discoverTask` for an entry of a page that lists its id twice: its state says nothing, so it is followed. */
+  private discoverDoubtful(task: Task, at: number | undefined, now: number): boolean {
+    const found = this.discoverTask({ ...task, status: 'pending', completed_at: null, failed_at: null }, at, now);
+    return found;
+  }
+
   private discoverTask(task: Task, at: number | undefined, now: number): boolean {
     if (at !== undefined) this.newestSeen = Math.max(this.newestSeen, at);
     const created = this.known.get(task.id);
@@ -840,6 +877,11 @@ class Follower {
     }
     const counts = itemCounts(raw);
     const task = withItemCounts(raw);
+    const back = w.task === undefined || w.backSaid === true ? undefined : wentBackWords(w.task, task);
+    if (back !== undefined && w.task !== undefined) {
+      w.backSaid = true;
+      this.options.onBackwards?.(w.task, task, back);
+    }
     const statusChanged = w.task?.status !== task.status;
     const done = finishedItemCount(task);
     const news = w.pace.observe(now, { done, total: task.total_items, statusChanged });

@@ -1,6 +1,6 @@
 /** Item counts of a followed task, by the shared rule of lib/task-state.ts (never a rule of its own). */
 import type { Task } from '../../api/schemas.js';
-import { itemCounts, UNLISTED_ITEMS } from '../../lib/task-state.js';
+import { ITEMS_CONTRADICTED, itemCounts, itemsContradicted, UNLISTED_ITEMS } from '../../lib/task-state.js';
 
 /**
  * The task without `items`, with `completed_items`/`failed_items` set by `itemCounts` when it knows them. Items are
@@ -10,11 +10,14 @@ export function withItemCounts(task: Task): Task {
   const rest: Task = { ...task };
   delete rest.items;
   const counts = itemCounts(task);
+  const contradicted = itemsContradicted(task);
   return {
     ...rest,
     ...(counts.completed === undefined ? {} : { completed_items: counts.completed }),
     ...(counts.failed === undefined ? {} : { failed_items: counts.failed }),
     ...(counts.unlisted === undefined ? {} : { [UNLISTED_ITEMS]: counts.unlisted }),
+    // The counts put in place of the items take the worse reading; what each had said stays for the warning.
+    ...(contradicted === undefined ? {} : { [ITEMS_CONTRADICTED]: contradicted }),
   };
 }
 

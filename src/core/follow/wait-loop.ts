@@ -4,10 +4,11 @@
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
-import type { FollowResult } from './follow.js';
+import type { FollowOptions, FollowResult } from './follow.js';
 import { AuthError, CliError } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
+import { repeatWarning } from '../../lib/page-guard.js';
 import {
   isPlainFailure,
   isTerminal,
@@ -15,6 +16,7 @@ import {
   taskPhase,
   taskTone,
   disagreeingCountsWarner,
+  itemsContradicted,
   unknownStatusWarner,
 } from '../../lib/task-state.js';
 import { printTaskItems } from '../task-results.js';
@@ -177,6 +179,24 @@ async function printAsCreated(
   ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
 }
 
+/**
+ * Warnings about answers the follow engine doubts: a page naming a task twice (that task is read by its own GET), and
+ * a task going back (its lines show what the service said), once per task.
+ */
+function answerDoubtWarnings(warn: (text: string) => void): Pick<FollowOptions, 'onPageRepeats' | 'onBackwards'> {
+  return {
+    onPageRepeats: (page, repeated, tasks) => {
+      for (const id of repeated) warn(repeatWarning(page, id, tasks));
+    },
+    onBackwards: (_previous, _task, words) => warn(`${words}: the service reported it going back; shown as it said`),
+  };
+}
+
+/** The log group of a wait's progress lines (GitHub Actions). */
+function groupTitle(ids: readonly number[]): string {
+  return `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
+}
+
 /** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
 function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
   for (const task of tasks) {
@@ -197,6 +217,13 @@ function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowIte
         continue;
       }
       const failed = counted(counts.failed ?? 0, 'failed item');
+      // Failures only the service's counts say (its items are all completed): no item list can show them.
+      if (itemsContradicted(task) !== undefined) {
+        ctx.printer.warn(
+          `task ${task.id} completed with ${failed} by the service's counts: taskctl show ${task.id} -o json`,
+        );
+        continue;
+      }
       ctx.printer.warn(
         ctx.ephemeralSandbox
           ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
@@ -324,8 +351,7 @@ export async function waitForTasks(
   const warnUnknown = unknownStatusWarner(warn);
   const warnCounts = disagreeingCountsWarner(warn, 'its progress is shown as at most 100%');
   // GitHub Actions folds the progress lines of a long wait into one expandable group.
-  const title = `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
-  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, title) : undefined;
+  const group = progress.mode === 'lines' ? startLogGroup(ctx.io.stderr, ctx.env, groupTitle(ids)) : undefined;
   const seen = new Map<number, Task>(); // the last state read of each task, for saidKeyRefused
   const result = await followTasks({
     reader: options.missing === undefined ? api : onMissing(api, options.missing),
@@ -356,6 +382,7 @@ export async function waitForTasks(
       if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
+    ...answerDoubtWarnings(warn),
     onRateLimitHold: (untilMs) => {
       // On a terminal the live block says it in place, counting down; elsewhere the client's own notice of a wait.
       if (progress.mode === 'live') display.held(untilMs, api.rateLimiter.holdWords());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PageWalkGuard, REMEMBERED_IDS } from '../../../src/lib/page-guard.js';
+import { listedTwice, PageWalkGuard, REMEMBERED_IDS } from '../../../src/lib/page-guard.js';
 
 const tasks = (...ids: number[]) => ids.map((id) => ({ id }));
 /** Page `page` of a list whose every page holds `size` ids never seen before (a huge list, or a hostile server). */
@@ -64,5 +64,12 @@ describe('PageWalkGuard', () => {
     for (let page = 1; page <= pages; page++) search.accept(page, 1e9, freshPage(page));
     // Page 1 fell out of the window: a server cycling over more pages than that is not caught by the repeat check.
     expect(search.accept(pages + 1, 1e9, freshPage(1))).toHaveLength(100);
+  });
+});
+
+describe('listedTwice', () => {
+  it('names each id one page lists more than once, in the order first seen', () => {
+    expect(listedTwice(tasks(3, 2, 3, 1, 2, 3))).toEqual([3, 2]);
+    expect(listedTwice(tasks(1, 2))).toEqual([]);
   });
 });

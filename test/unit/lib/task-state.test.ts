@@ -135,6 +135,47 @@ describe('disagreeingCountsWarner', () => {
   });
 });
 
+describe('counts that contradict the items of an ended task', () => {
+  const items = (n: number) => Array.from({ length: n }, () => ({ status: 'completed' }));
+  // All four items completed, but the service's own counts say 3 failed: success is only what both say.
+  const contradicted = {
+    id: 1,
+    status: 'completed',
+    total_items: 4,
+    completed_items: 1,
+    failed_items: 3,
+    items: items(4),
+  };
+
+  it('takes the worse reading: 1 completed, 3 failed, no success', () => {
+    expect(itemCounts(contradicted)).toEqual({ total: 4, completed: 1, failed: 3 });
+    expect(taskSucceeded(contradicted)).toBe(false);
+    expect(itemCounts({ ...contradicted, completed_items: 9 })).toEqual({ total: 4, completed: 1, failed: 3 });
+    // Still running: the items are the progress, the counts may lag them.
+    expect(itemCounts({ ...contradicted, status: 'processing' })).toEqual({ total: 4, completed: 4, failed: 0 });
+    // Counts that agree change nothing; a failed_items that covers items not listed is not a contradiction.
+    expect(itemCounts({ ...contradicted, completed_items: 4, failed_items: 0 })).toEqual({
+      total: 4,
+      completed: 4,
+      failed: 0,
+    });
+    const unlisted = { ...contradicted, completed_items: 2, failed_items: 2, items: items(2) };
+    expect(itemCounts(unlisted)).toEqual({ total: 4, completed: 2, failed: 2 });
+  });
+
+  it('is warned about once per task, naming both readings; agreeing counts are not', () => {
+    const warnings: string[] = [];
+    const warn = disagreeingCountsWarner((text) => warnings.push(text));
+    warn(contradicted);
+    warn(contradicted);
+    warn({ ...contradicted, id: 2, completed_items: 4, failed_items: 0 });
+    warn({ ...contradicted, id: 3, items: items(2), completed_items: 2, failed_items: 2 });
+    expect(warnings).toEqual([
+      "task 1: the service's counts disagree with its items: completed_items 1, failed_items 3, but its items show 4 completed, 0 failed; taken as 1/4, 3 failed (a success only if both say so)",
+    ]);
+  });
+});
+
 describe('sameCreation', () => {
   it('the same time written to another precision is the same creation; more than the resolution and a second apart is another', () => {
     expect(sameCreation('2026-11-30T03:00:00Z', '2026-11-30T03:00:00.640Z')).toBe(true);

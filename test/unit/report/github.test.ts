@@ -240,3 +240,39 @@ describe('githubSummary: the shared counting rule', () => {
     expect(markdown).toContain('- task 2 cancelled: no reason given');
   });
 });
+
+describe('github report: counts that say worse than the items', () => {
+  // All three items completed, but the service's own counts say 2 failed.
+  const contradicted = task(
+    4,
+    'completed',
+    [
+      ['a.com', 'completed'],
+      ['b.com', 'completed'],
+      ['c.com', 'completed'],
+    ],
+    { completed_items: 1, failed_items: 2 },
+  );
+
+  it('counts the worse reading and names the contradiction among the failures and as an annotation', () => {
+    const markdown = githubSummary([contradicted]);
+    expect(markdown).toMatch(/^### taskctl: 1 task, 0 failed tasks, 2 failed items/);
+    expect(tableRows(markdown)[0]).toBe('| 4 | domain_check_availability | ⚠️ completed | 3 | 1 | 2 | 3 |');
+    expect(markdown).toContain(
+      "- task 4: the service's counts disagree with its items: completed_items 1, failed_items 2",
+    );
+    const annotations = githubAnnotations([contradicted]);
+    expect(annotations).toHaveLength(1);
+    expect(annotations[0]).toMatch(
+      /^::error title=taskctl%3A task 4 counts disagree \(domain_check_availability\)::task 4: the service's counts disagree/,
+    );
+  });
+
+  it('past the limit, the overflow warning counts them apart and names where to look', () => {
+    const lines = githubAnnotations([task(9, 'failed', [], { error_message: 'broke' }), contradicted], 1);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^::warning title=taskctl%3A more failures::1 task whose counts disagree not annotated \(GitHub shows 1 error annotations per step\)\. See: taskctl show 4 -o json$/,
+    );
+  });
+});

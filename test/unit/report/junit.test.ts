@@ -162,3 +162,29 @@ describe('junitReport', () => {
     expect(findAll(doc, 'error').map((e) => e.attrs.message)).toEqual(['task 12 lists 1 of its 5 items']);
   });
 });
+
+describe('junitReport: counts that say worse than the items', () => {
+  it('adds one failing testcase naming both readings, so the report is not green', () => {
+    const contradicted: Task = {
+      ...base,
+      id: 14,
+      status: 'completed',
+      total_items: 2,
+      completed_items: 0,
+      failed_items: 2,
+      completed_at: '2026-11-21T10:00:03.500Z',
+      items: [
+        { target: 'a.com', status: 'completed', data: { available: true } },
+        { target: 'b.com', status: 'completed', data: { available: true } },
+      ],
+    };
+    const doc = parseXml(junitReport([contradicted]));
+    const suite = findAll(doc, 'testsuite')[0]!;
+    expect([suite.attrs.tests, suite.attrs.failures]).toEqual(['3', '1']);
+    const failing = findAll(suite, 'testcase').find((c) => findAll(c, 'failure').length > 0)!;
+    expect(failing.attrs.name).toBe('counts disagree with the items');
+    expect(findAll(failing, 'failure')[0]!.attrs.message).toMatch(
+      /^task 14: the service's counts disagree with its items: completed_items 0, failed_items 2, but its items show 2 completed, 0 failed; taken as 0\/2, 2 failed/,
+    );
+  });
+});

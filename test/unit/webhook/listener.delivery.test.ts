@@ -183,6 +183,26 @@ describe('webhook listen duplicates', () => {
   });
 });
 
+describe('webhook listen, task ids beyond 2^53', () => {
+  // JSON.parse reads all three as 1152921504606846976: keyed by that, two would be acknowledged and never handed on.
+  const ids = ['1152921504606846977', '1152921504606846976', '1152921504606846978'];
+  const bigEvent = (id: string): string => eventFor(7).replace('"id":7', `"id":${id}`);
+
+  it('keeps the digits as sent: three events are three, each handed on with its own id', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'ran');
+    const { listener, printed, duplicates } = await listen({ exec: `echo "$TASKCTL_TASK_ID" >> ${out}` });
+    for (const id of ids) expect((await post(listener.url, bigEvent(id))).status).toBe(200);
+    expect((await post(listener.url, bigEvent(ids[0] ?? ''))).status).toBe(200);
+    await listener.close();
+    expect(printed.map((e) => e.taskId)).toEqual(ids);
+    expect(duplicates.map((e) => e.taskId)).toEqual([ids[0]]);
+    expect(await lines(out)).toEqual(ids);
+    expect(logs.join('\n')).not.toContain('1152921504606847000');
+    expect(logs.join('\n')).toContain(`completed task ${ids[1]}`);
+  });
+});
+
 describe('webhook listen --spool', () => {
   it('keeps acknowledged events whose command did not run, runs them at the next start, and remembers what it saw', async () => {
     const dir = await tempDir();

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -171,6 +172,17 @@ describe('webhook listener', () => {
     expect(events).toEqual([]);
   });
 
+  it('closes a connection whose headers do not arrive in time (a stalled sender holds no socket)', async () => {
+    const { listener } = await listen({ headersTimeoutMs: 200 });
+    const { port } = new URL(listener.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('data', () => undefined);
+    socket.write('POST / HTTP/1.1\r\nHost: x\r\n');
+    // Resolves only when the listener closes it: no timer of the test's own.
+    await new Promise((resolve) => socket.once('close', resolve));
+    await listener.close();
+  });
+
   it('answers 400 only for a body that is not JSON', async () => {
     const { listener, events } = await listen();
     const bad = await post(listener.url, '{not json');
@@ -179,6 +191,21 @@ describe('webhook listener', () => {
     expect((await post(listener.url, '')).status).toBe(400);
     await listener.close();
     expect(events).toEqual([]);
+  });
+
+  it('refuses a body nested deeper than an API answer may be (400), and takes a leading UTF-8 BOM as the API client does', async () => {
+    const { listener, events } = await listen();
+    const deep = await post(listener.url, '['.repeat(300) + ']'.repeat(300));
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: string }).error).toBe('body is nested more than 256 levels deep');
+    const bom = await fetch(listener.url, {
+      method: 'POST',
+      headers: signed,
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]),
+    });
+    expect(bom.status).toBe(200);
+    await listener.close();
+    expect(events.map((e) => [e.taskId, e.raw])).toEqual([['7', body]]);
   });
 
   it('acknowledges every correctly signed JSON event with 200, hands it on as received, and warns about its shape', async () => {

@@ -63,3 +63,25 @@ describe('show: counts that disagree', () => {
     expect(warnings(result.stderr).map((line) => /task (\d+)/.exec(line)?.[1])).toEqual(['7', '8']);
   });
 });
+
+describe('show: counts that say worse than the items', () => {
+  it('summarises the worse reading, with one warning naming both', async () => {
+    const mock = mockApi();
+    const answer = disagreeing(8);
+    Object.assign(answer.data, { total_items: 4, completed_items: 1, failed_items: 3 });
+    answer.data.items.push({ target: 'd.com', status: 'completed', data: { available: true } });
+    mock.reply('GET', '/tasks/8', 200, answer);
+    const result = await runTaskctl(['show', '8'], {
+      api: mock,
+      stdoutTTY: true,
+      columns: 100,
+      env: { NO_COLOR: '1' },
+    });
+    expect(warnings(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^warning: task 8: the service's counts disagree with its items: .* taken as 1\/4, 3 failed/,
+      ),
+    ]);
+    expect(result.stdout).toMatch(/1 completed, 3 failed/);
+  });
+});

@@ -68,3 +68,57 @@ describe('wait: counts that disagree', () => {
     expect(result.stderr.match(/counts disagree/g)).toHaveLength(1);
   });
 });
+
+/** Task 8: completed, four items all completed, but its own counts say 1 completed and 3 failed. */
+function contradicted() {
+  return {
+    success: true,
+    data: {
+      id: 8,
+      service: 'domain_check_availability',
+      status: 'completed',
+      total_items: 4,
+      completed_items: 1,
+      failed_items: 3,
+      cost: 4,
+      created_at: new Date(T0 - 6_000).toISOString(),
+      completed_at: new Date(T0).toISOString(),
+      items: ['a.com', 'b.com', 'c.com', 'd.com'].map((target) => ({
+        target,
+        status: 'completed',
+        data: { available: true },
+      })),
+    },
+  };
+}
+
+describe('wait: counts that say worse than the items', () => {
+  it('is no clean success: exit 11 with one warning naming both readings; --allow-item-failures makes it 0', async () => {
+    const mock = mockApi();
+    mock.reply('GET', '/tasks/8', 200, contradicted());
+    const result = await runTaskctl(['wait', '8', '-o', 'tsv'], {
+      api: mock,
+      clock: new FakeClock(),
+      env: { CI: 'true' },
+    });
+    expect(result.code, result.stderr).toBe(11);
+    expect(result.stderr.match(/counts disagree/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /warning: task 8: the service's counts disagree with its items: completed_items 1, failed_items 3, but its items show 4 completed, 0 failed; taken as 1\/4, 3 failed/,
+    );
+    expect(result.stderr).not.toMatch(/4\/4/);
+    // No item list shows failures only the counts say: the hint is the task as sent.
+    expect(result.stderr).toMatch(
+      /task 8 completed with 3 failed items by the service's counts: taskctl show 8 -o json/,
+    );
+
+    const allowed = mockApi();
+    allowed.reply('GET', '/tasks/8', 200, contradicted());
+    const again = await runTaskctl(['wait', '8', '--allow-item-failures'], {
+      api: allowed,
+      clock: new FakeClock(),
+      env: { CI: 'true' },
+    });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});

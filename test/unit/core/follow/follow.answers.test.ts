@@ -165,3 +165,69 @@ describe('followTasks: a followed id that names another task', () => {
     expect(seen).toEqual(['domain_check_availability processing', 'email_verify completed']);
   });
 });
+
+/** A listing that names task 3 twice on one page (processing, and again as failed); its own read says otherwise. */
+class PageListingOneIdTwice implements TaskReader {
+  readonly rateLimiter = UNPACED;
+  gets = 0;
+  constructor(private readonly clock: FakeClock) {}
+  private status(): string {
+    return this.clock.now() - T0 < 5_000 ? 'processing' : 'completed';
+  }
+  async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    const tasks = [task(3, this.status()), task(3, 'failed', { failed_at: new Date(T0).toISOString() })];
+    return { tasks, meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: 2 } };
+  }
+  async getTask(id: number): Promise<Task> {
+    this.gets++;
+    return task(id, this.status(), this.status() === 'completed' ? { completed_items: 1, failed_items: 0 } : {});
+  }
+}
+
+describe('followTasks: a page that lists one id twice', () => {
+  it('takes neither entry: the task is read by its own GET, and the repeat is reported', async () => {
+    const clock = new FakeClock();
+    const reader = new PageListingOneIdTwice(clock);
+    const seen: string[] = [];
+    const repeats: string[] = [];
+    const result = await followTasks(
+      options(reader, clock, {
+        ids: 'all-unfinished',
+        onChange: (c) => seen.push(c.task.status),
+        onPageRepeats: (page, ids) => repeats.push(`${page}:${ids.join(',')}`),
+      }),
+    );
+    expect(result.reason).toBe('done');
+    expect(seen).not.toContain('failed');
+    expect(seen.at(-1)).toBe('completed');
+    expect(reader.gets).toBeGreaterThan(0);
+    expect(repeats[0]).toBe('1:3');
+  });
+});
+
+/** Task 1 read as processing 3/4, then pending 0/4 every third read (a service going back), then completed. */
+class GoingBack implements TaskReader {
+  readonly rateLimiter = UNPACED;
+  reads = 0;
+  async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    return { tasks: [], meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: 0 } };
+  }
+  async getTask(id: number): Promise<Task> {
+    this.reads++;
+    if (this.reads >= 7) return task(id, 'completed', { total_items: 4, completed_items: 4, failed_items: 0 });
+    if (this.reads % 3 === 2) return task(id, 'pending', { total_items: 4, completed_items: 0, failed_items: 0 });
+    return task(id, 'processing', { total_items: 4, completed_items: 3, failed_items: 0 });
+  }
+}
+
+describe('followTasks: a task that goes back', () => {
+  it('is reported once (processing to pending, counts falling), and the follow goes on to its end', async () => {
+    const clock = new FakeClock();
+    const back: string[] = [];
+    const result = await followTasks(
+      options(new GoingBack(), clock, { onBackwards: (_previous, _task, words) => back.push(words) }),
+    );
+    expect(result.reason).toBe('done');
+    expect(back).toEqual(['task 1 went back: processing 3/4, then pending 0/4']);
+  });
+});
