@@ -134,11 +134,12 @@ it('the printed resume and the same retry at once: the retry waits for the resum
   const waited = await driven(world.run(['wait', '-'], { home: dir, stdin: rerun.stdout }));
   expect(waited.code, waited.stderr).toBe(11);
   expect(waited.stderr).not.toContain('nothing to wait for');
-  expect(waited.stdout.split('\n').filter((line) => /^\d+\s/.test(line)).map((line) => line.split(/\s/)[0])).toEqual([
-    '4',
-    '5',
-    '6',
-  ]);
+  expect(
+    waited.stdout
+      .split('\n')
+      .filter((line) => /^\d+\s/.test(line))
+      .map((line) => line.split(/\s/)[0]),
+  ).toEqual(['4', '5', '6']);
 });
 
 it('the resume stopped by Ctrl-C while the retry waits for it: the retry continues the job, its chunk in doubt settled', async () => {
@@ -160,11 +161,12 @@ it('the resume stopped by Ctrl-C while the retry waits for it: the retry continu
   expect(await world.tasks()).toHaveLength(6);
   await eachItemTwice();
   // Every task holding its items, as rows: the job's two tasks it took, then the one it created.
-  expect(rerun.stdout.split('\n').filter((line) => /^\d+\t/.test(line)).map((line) => line.split('\t')[0])).toEqual([
-    '4',
-    '5',
-    '6',
-  ]);
+  expect(
+    rerun.stdout
+      .split('\n')
+      .filter((line) => /^\d+\t/.test(line))
+      .map((line) => line.split('\t')[0]),
+  ).toEqual(['4', '5', '6']);
   expect(rerun.stderr).toContain('✓ 3 tasks for 6 items, 6 coins (1 by this run)');
   const bare = await driven(world.run(['resume'], { home: dir }));
   expect(bare.stderr).toContain('no interrupted job to resume');
