@@ -676,6 +676,7 @@ async function continueStopped(
       options: goneLookup(options, gone),
       verb: verbOf(options),
       continued: true,
+      takes: true,
     });
     return true;
   } catch (error) {
@@ -1184,6 +1185,8 @@ async function continueJob(
     options: ResumeOptions;
     verb: string;
     continued: boolean;
+    /** A create or retry that took this job (same-work.ts): its tasks so far are printed as this run's. */
+    takes?: boolean;
     /** Told the job as this run's later hints name it, once it is known (a refusal the caller words names it so). */
     hints?: (self: JobRef) => void;
   },
@@ -1254,6 +1257,7 @@ async function continueJob(
       observer: journal,
       job: { ...self, name: open.name },
       verb: run.verb,
+      ...(run.takes === true && { takes: true }),
       settle: (api, send) =>
         settleInDoubt(ctx, api, send, {
           journal,

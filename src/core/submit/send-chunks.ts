@@ -93,6 +93,8 @@ export async function sendChunks(
   const progress = new ChunkProgress(ctx, total, reusedChunks(plan.done));
   // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
   for (const task of plan.state.settled ?? []) output.write(task);
+  // A job of the same work taken (a create or retry): its tasks are this run's, printed as a reused one is.
+  for (const task of plan.state.taken ?? []) output.write(task);
   const tasks = () => plan.done.size + outcomes.size;
   const { job } = plan.input;
   let service = plan.priced[0]?.service ?? '';
@@ -636,8 +638,10 @@ class TaskOutput {
     );
   }
 
-  write(task: Task): void {
-    if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(task.id));
+  /** `task`: as created or reused; a bare id is only printed with -q (a taken task not read: the wait prints it). */
+  write(task: Task | number): void {
+    if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(typeof task === 'number' ? task : task.id));
+    else if (typeof task === 'number') return;
     else if (this.unwaited) this.created.push(task);
     else if (this.singleObject) this.first ??= task;
     else if (this.held) this.held.push(task);

@@ -177,6 +177,11 @@ export interface SendState {
   landsWithinMs: number;
   /** Tasks this run settled chunks in doubt with (recovered by a scan or adopted), in chunk order: printed as created. */
   settled?: Task[];
+  /**
+   * A create or retry that took another job of the same work (`PipelineInput.takes`): that job's tasks so far, in chunk
+   * order, printed first as a reused task is (`-q`: their ids, read no further).
+   */
+  taken?: Array<Task | number>;
   /** The money guard before a POST (confirm.ts `balanceGuard`): started beside the snapshot, awaited before sending. */
   guard?: () => Promise<void>;
   /** At a terminal, the table of the tasks created: drawn after the summary line (as --wait's is), states refreshed. */
@@ -198,6 +203,11 @@ export interface PipelineInput {
   job?: JobRef & { name: string };
   /** The prompt's first word: `Create`, `Retry`, `Resume`. */
   verb: string;
+  /**
+   * A create or retry that took another job of the same work (same-work.ts): the tasks that job holds its items with
+   * are this run's, so they go to stdout as its own (`create -q | taskctl wait -` waits for every one of them).
+   */
+  takes?: boolean;
   /** What validation changed (create only): reported by --dry-run. */
   normalised?: NormalisedItems | undefined;
   /**

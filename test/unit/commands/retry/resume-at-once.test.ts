@@ -113,7 +113,7 @@ const waiting = (id: string) =>
 
 it('the printed resume and the same retry at once: the retry waits for the resume, then takes its finished job', async () => {
   const { stopped, retry, posts, resume, release } = await resumeUnderWay();
-  const again = started(retry);
+  const again = started([...retry, '-q']);
   await untilAsleep(again);
   release();
   const [resumed, rerun] = await driven(Promise.all([resume.result, again.result]));
@@ -126,10 +126,20 @@ it('the printed resume and the same retry at once: the retry waits for the resum
   expect(rerun.stderr).toContain(
     `job ${stopped}, started 2025-01-15T12:00:00Z, was finished by the run waited for: the same items in the same chunks, so its tasks are this run's and nothing is bought again (taskctl wait --job ${stopped} waits for them)`,
   );
-  // It gave no chunk a task: it prints none, and its summary counts the job's three tasks, none by this run.
-  expect(rerun.stdout).toBe('');
-  expect(rerun.stderr).toMatch(/3 tasks for 6 items, .*\(0 by this run\)/);
+  // It gave no chunk a task, yet the job's three tasks hold its items: their ids on stdout, as a reused task's would
+  // be (-q: no summary).
+  expect(rerun.stdout).toBe('4\n5\n6\n');
   expect(rerun.stderr).not.toMatch(/^job j-[0-9a-z]+: taskctl jobs$/m);
+  // `retry -q | taskctl wait -`: waits for those tasks, whose items failed again (exit 11), never "nothing to wait for".
+  const waited = await driven(world.run(['wait', '-'], { home: dir, stdin: rerun.stdout }));
+  expect(waited.code, waited.stderr).toBe(11);
+  expect(waited.stderr).not.toContain('nothing to wait for');
+  expect(
+    waited.stdout
+      .split('\n')
+      .filter((line) => /^\d+\s/.test(line))
+      .map((line) => line.split(/\s/)[0]),
+  ).toEqual(['4', '5', '6']);
 });
 
 it('the resume stopped by Ctrl-C while the retry waits for it: the retry continues the job, its chunk in doubt settled', async () => {
@@ -150,7 +160,13 @@ it('the resume stopped by Ctrl-C while the retry waits for it: the retry continu
   expect(await world.posts()).toBe(posts + 1);
   expect(await world.tasks()).toHaveLength(6);
   await eachItemTwice();
-  expect(rerun.stdout).toMatch(/^6\s/);
+  // Every task holding its items, as rows: the job's two tasks it took, then the one it created.
+  expect(
+    rerun.stdout
+      .split('\n')
+      .filter((line) => /^\d+\t/.test(line))
+      .map((line) => line.split('\t')[0]),
+  ).toEqual(['4', '5', '6']);
   expect(rerun.stderr).toContain('✓ 3 tasks for 6 items, 6 coins (1 by this run)');
   const bare = await driven(world.run(['resume'], { home: dir }));
   expect(bare.stderr).toContain('no interrupted job to resume');
