@@ -19,11 +19,13 @@ import {
   isTerminal,
   itemCounts,
   stateEnteredAt,
+  taskPhase,
   unknownStatusWarner,
   type ItemCounts,
 } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
+import { nameFailedTasks } from './follow/failed-tasks.js';
 import { onMissing } from './follow/reader.js';
 import { idsOnly } from './quiet.js';
 
@@ -94,6 +96,8 @@ function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
     task,
     rest,
     room: countsRoom(task.total_items),
+    // A task that failed says why, as `wait` does (its ndjson event carries the same `error_message`).
+    ...(taskPhase(task) === 'ended' && { reason: task.error_message ?? undefined }),
   };
 }
 
@@ -294,6 +298,9 @@ export async function runWatch(
     if (result.unfinished.length > 0 && ids.length > 0 && next !== undefined) printer.notice(next);
     return;
   }
+  // As `wait` ends: a task that failed is named with why, one with failed items with the command that lists them (the
+  // reason for exit 10 or 11), also after a timeout or an outage.
+  nameFailedTasks(ctx, result.tasks, false);
   if (result.outage) {
     const watched = ids.length > 0 ? ids : result.tasks.map((task) => task.id);
     const failure = outage.outageError({
