@@ -2,8 +2,8 @@
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
- * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
- * way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
+ * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the id column first
+ * gives up the room kept for six digits (as wide as the ids seen), then the service column gives way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
  * status or service name than any kept room for); where even a cut service leaves the counts no room (a long id, a
  * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut; counts wider
  * than the room left for them (`1/5, 4 not listed` at 80 columns) go on under their column, broken between two counts.
@@ -114,7 +114,9 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     // may have been resized since the last one).
     const columns = typeof lineWidth === 'function' ? lineWidth() : lineWidth;
     const freeWith = (idWidth: number) =>
-      columns === undefined ? undefined : columns - textWidth(headWith(time, id, idWidth)) - 2 * GAP.length - width.status;
+      columns === undefined
+        ? undefined
+        : columns - textWidth(headWith(time, id, idWidth)) - 2 * GAP.length - width.status;
     // The id column gives up its kept room (six digits) before the service is cut: as wide as the ids seen then.
     const roomy = freeWith(width.id);
     const wanted = Math.max(width.service, SERVICE_ROOM) + Math.max(width.room, COUNTS_ROOM);

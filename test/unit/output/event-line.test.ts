@@ -118,7 +118,9 @@ describe('eventLineFormatter', () => {
       '2025-01-15T12:00:00Z  task 24  domain_check_avai…  failed      0/2, 2 failed',
     ]);
     // Off a terminal, or where the whole line fits, the room for six digits is kept (no column moves for `task 100`).
-    expect(text(eventLineFormatter(), { ...line('email_verify', '1/1', 10), id: 23 })).toContain('task 23      email_verify');
+    expect(text(eventLineFormatter(), { ...line('email_verify', '1/1', 10), id: 23 })).toContain(
+      'task 23      email_verify',
+    );
     expect(text(eventLineFormatter(119), { ...line('email_verify', '1/1', 10), id: 23 })).toContain(
       'task 23      email_verify',
     );

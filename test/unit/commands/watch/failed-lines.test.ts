@@ -25,7 +25,9 @@ describe('watch: failed tasks and items', () => {
     const id = Number((await run(['create', 'domain_check_availability', 'taskfail-a.com', '-q'])).stdout);
     const result = await run(['watch', String(id), '-o', 'table'], { stdoutTTY: false });
     expect(result.code).toBe(10);
-    expect(result.stdout).toMatch(/ failed {6}0\/1, 1 failed: Processing failed at item 1 of 1 \("taskfail-a\.com"\): .+$/m);
+    expect(result.stdout).toMatch(
+      / failed {6}0\/1, 1 failed: Processing failed at item 1 of 1 \("taskfail-a\.com"\): .+$/m,
+    );
   });
 
   it('a task completed with failed items: the end names the command that lists them (exit 11)', async () => {
