@@ -316,6 +316,7 @@ export async function waitForTasks(
     onTransientError: (error) => display.unanswered(error.message),
     onOutage: (state) => {
       if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
+      else if (state.ongoing) display.outage(state.giveUpAt);
     },
     onRoundStart: () => display.roundStarted(),
     onRateLimitHold: (untilMs) => {
