@@ -91,7 +91,7 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
               completed: event.task.completed_items,
               failed: event.task.failed_items,
             }),
-            ...(event.event === 'failed' && { reason: event.task.error_message ?? undefined }),
+            ...(event.event === 'failed' && { reason: event.task.error_message }),
           }
         : {
             at: at === undefined ? undefined : String(at),

@@ -153,13 +153,17 @@ export class FollowDisplay {
   }
 
   /**
-   * The follow polls again after a failed round and gives up at `giveUpAt` without a good answer before (the outage
-   * tolerance): the live block counts it down, as the plain lines of `watch` and a log say it.
+   * A failed round after which the follow polls again, giving up at `giveUpAt` without a good answer before (the outage
+   * tolerance), or the service answering again: the live block counts it down (true), as the plain lines of `watch`
+   * and a log say it; false off a terminal, where the caller's line says it.
    */
-  outage(giveUpAt: number): void {
-    if (this.trouble === undefined) return;
-    this.trouble.giveUpAt = giveUpAt;
-    if (this.options.progress.mode === 'live') this.options.progress.refresh();
+  outage(state: { ongoing: boolean; giveUpAt: number }): boolean {
+    if (this.options.progress.mode !== 'live') return false;
+    if (state.ongoing && this.trouble !== undefined) {
+      this.trouble.giveUpAt = state.giveUpAt;
+      this.options.progress.refresh();
+    }
+    return true;
   }
 
   /**

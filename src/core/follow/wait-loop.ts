@@ -315,8 +315,7 @@ export async function waitForTasks(
     // each failed round that polls again, and the service answering again; the round that gives up, only the error.
     onTransientError: (error) => display.unanswered(error.message),
     onOutage: (state) => {
-      if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
-      else if (state.ongoing) display.outage(state.giveUpAt);
+      if (!display.outage(state)) warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
     onRateLimitHold: (untilMs) => {

@@ -158,7 +158,7 @@ describe('FollowDisplay on a terminal', () => {
       display.change({ ...change(task(12, 'processing', 16, 41), T0), itemsPerSecond: 2, predictedEnd: T0 + 500 });
       advance(42_000);
       display.unanswered(reason);
-      display.outage(T0 + 127_000);
+      display.outage({ ongoing: true, giveUpAt: T0 + 127_000 });
       const lines = (frames().pop() ?? '').split('\n');
       const block = lines.slice(0, -1);
       for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns - 1);
