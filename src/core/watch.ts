@@ -19,11 +19,13 @@ import {
   isTerminal,
   itemCounts,
   stateEnteredAt,
+  taskPhase,
   unknownStatusWarner,
   type ItemCounts,
 } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
+import { nameFailedTasks } from './follow/failed-tasks.js';
 import { onMissing } from './follow/reader.js';
 import { idsOnly } from './quiet.js';
 
@@ -94,6 +96,8 @@ function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
     task,
     rest,
     room: countsRoom(task.total_items),
+    // A task that failed says why, as `wait` does (its ndjson event carries the same `error_message`).
+    ...(taskPhase(task) === 'ended' && { reason: task.error_message ?? undefined }),
   };
 }
 
@@ -176,6 +180,19 @@ function watchExitCode(
 ): number {
   if (result.reason === 'interrupted') return ExitCode.interrupted;
   return outcome(result.tasks, { reason: result.reason, lastError: result.outage?.lastError });
+}
+
+/**
+ * Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:", when a
+ * task seen is still unfinished: `resume` with ids; without, the same watch again (every unfinished task and, with
+ * --follow, any new one), never a list of ids the next run would not watch for more.
+ */
+function stillRunning(ctx: Output & Service, resume: string | undefined, follow: boolean | undefined): void {
+  const next = sandboxAwareHint(
+    ctx.ephemeralSandbox,
+    resume ?? `still running: taskctl watch${follow === true ? ' --follow' : ''}`,
+  );
+  if (next !== undefined) ctx.printer.notice(next);
 }
 
 export async function runWatch(
@@ -289,14 +306,12 @@ export async function runWatch(
   ctx.cache.rememberTasks(result.tasks);
   const resume = `still running: taskctl watch ${idArgs(result.unfinished)}`;
   if (result.reason === 'interrupted') {
-    // Ctrl-C is how watch is meant to end (its first line says so): exit 130 and how to go on, without "error:", when
-    // a task seen is still unfinished. Without ids, the same watch again: every unfinished task (and, with --follow,
-    // any new one), never a list of ids the next run would not watch for more.
-    const again = ids.length > 0 ? resume : `still running: taskctl watch${options.follow === true ? ' --follow' : ''}`;
-    const next = sandboxAwareHint(ctx.ephemeralSandbox, again);
-    if (result.unfinished.length > 0 && next !== undefined) printer.notice(next);
+    if (result.unfinished.length > 0) stillRunning(ctx, ids.length > 0 ? resume : undefined, options.follow);
     return;
   }
+  // As `wait` ends: a task that failed is named with why, one with failed items with the command that lists them (the
+  // reason for exit 10 or 11), also after a timeout or an outage.
+  nameFailedTasks(ctx, result.tasks, false);
   if (result.outage) {
     const watched = ids.length > 0 ? ids : result.tasks.map((task) => task.id);
     const failure = outage.outageError({

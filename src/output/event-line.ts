@@ -2,8 +2,8 @@
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
- * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the service column gives
- * way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
+ * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the id column first
+ * gives up the room kept for six digits (as wide as the ids seen), then the service column gives way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
  * status or service name than any kept room for); where even a cut service leaves the counts no room (a long id, a
  * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut; counts wider
  * than the room left for them (`1/5, 4 not listed` at 80 columns) go on under their column, broken between two counts.
@@ -31,6 +31,11 @@ export interface EventLine {
    * message, a body, counts of a task larger than the first ones) is wrapped by the printer.
    */
   room?: number | undefined;
+  /**
+   * Why a task failed (its `error_message`): after the counts as `: reason` off a terminal, whole; at a terminal on a
+   * row of its own under the line, indented, cut with `…` to that row's width (the line's columns stay as they are).
+   */
+  reason?: string | undefined;
   /** Marks after the line (`(duplicate …)`), already styled. */
   marks?: StyledPart[] | undefined;
 }
@@ -77,6 +82,11 @@ const SERVICE_TIGHT = 8;
 /** Between two columns. */
 const GAP = '  ';
 
+/** The time and id columns, the id padded to `idWidth`. */
+function headWith(time: string, id: string, idWidth: number): string {
+  return `${time}${GAP}task ${id.padEnd(idWidth)}${GAP}`;
+}
+
 /**
  * A formatter that keeps the column widths of the lines it made (they only grow). With `lineWidth` (the columns a line
  * may use on a terminal), the service column is set from the first line to what the width leaves once the counts have
@@ -88,7 +98,7 @@ const GAP = '  ';
  * the line at its spaces.
  */
 export function eventLineFormatter(lineWidth?: number | (() => number | undefined)): (line: EventLine) => StyledPart[] {
-  const width = { id: MIN_ID_WIDTH, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
+  const width = { id: MIN_ID_WIDTH, idSeen: 0, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
     const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));
@@ -96,14 +106,23 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     const status = neutralise(line.status);
     const time = eventTime(line.at);
     width.id = Math.max(width.id, id.length);
+    width.idSeen = Math.max(width.idSeen, id.length);
     width.service = Math.max(width.service, service.length);
     width.status = Math.max(width.status, status.length);
     width.room = Math.max(width.room, line.room ?? 0);
-    const head = `${time}${GAP}task ${id.padEnd(width.id)}${GAP}`;
     // What the service column and the counts share of the line, at the terminal's width now (read at each line: it
     // may have been resized since the last one).
     const columns = typeof lineWidth === 'function' ? lineWidth() : lineWidth;
-    const free = columns === undefined ? undefined : columns - textWidth(head) - 2 * GAP.length - width.status;
+    const freeWith = (idWidth: number) =>
+      columns === undefined
+        ? undefined
+        : columns - textWidth(headWith(time, id, idWidth)) - 2 * GAP.length - width.status;
+    // The id column gives up its kept room (six digits) before the service is cut: as wide as the ids seen then.
+    const roomy = freeWith(width.id);
+    const wanted = Math.max(width.service, SERVICE_ROOM) + Math.max(width.room, COUNTS_ROOM);
+    const idWidth = roomy !== undefined && roomy < wanted ? width.idSeen : width.id;
+    const head = headWith(time, id, idWidth);
+    const free = freeWith(idWidth);
     let serviceWidth = width.service;
     /** The line cannot fit: broken after the id, the rest under it (`StyledPart.lineBreak`). */
     let broken = false;
@@ -140,8 +159,16 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
       const under = ' '.repeat(Math.max(0, at - WRAPPED_INDENT.length));
       for (const row of rows.slice(1)) parts.push({ text: ' ', lineBreak: true }, { text: `${under}${row}` });
     } else if (line.rest !== '') parts.push({ text: `${pad}${line.rest}`.trimEnd() });
-    return [...parts, ...(line.marks ?? [])];
+    return [...parts, ...(line.marks ?? []), ...reasonParts(line.reason, columns)];
   };
+}
+
+/** A failed task's reason: `: reason` on the line off a terminal; at one, a row of its own cut to its width. */
+function reasonParts(reason: string | undefined, columns: number | undefined): StyledPart[] {
+  const text = reason === undefined ? '' : neutralise(reason).trim();
+  if (text === '') return [];
+  if (columns === undefined) return [{ text: `: ${text}` }];
+  return [{ text: ' ', lineBreak: true }, { text: truncateText(text, Math.max(1, columns - WRAPPED_INDENT.length)) }];
 }
 
 /** What `countsText` writes (output/task-columns.ts): `1/5`, then `, N failed` and `, N not listed`. */

@@ -87,7 +87,12 @@ export function eventPrinter(ctx: EventPrinterContext): { print: PrintEvent; end
             status: event.event,
             task: event.task,
             room: countsRoom(event.task.total_items),
-            rest: `${countsText({ total: event.task.total_items, completed: event.task.completed_items, failed: event.task.failed_items })}${event.event === 'failed' ? `: ${event.task.error_message}` : ''}`,
+            rest: countsText({
+              total: event.task.total_items,
+              completed: event.task.completed_items,
+              failed: event.task.failed_items,
+            }),
+            ...(event.event === 'failed' && { reason: event.task.error_message }),
           }
         : {
             at: at === undefined ? undefined : String(at),

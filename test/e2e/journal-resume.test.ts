@@ -112,7 +112,7 @@ describe('create --journal', () => {
     const started = await world.inProcess(['create', service, '-f', input, '--chunk-size', '5', '--journal', journal]);
     expect(started.code).toBe(0);
     expect(started.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 12 items and 12 coins by this run/);
-    expect(started.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 12 items, 12 coins/);
+    expect(started.stderr).toMatch(/job j-[0-9a-z]+ \(\S*job\.jsonl\): 3 tasks for 12 items, 12 coins/);
     const kept = records(journal).slice(0, 3);
     writeFileSync(journal, kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
@@ -266,7 +266,7 @@ describe('resume: a chunk caught in flight', () => {
     expect(records(journal).find((r) => r.type === 'reconciled')).toMatchObject({ chunk: 2, by: 'scan' });
     // Each chunk counted once: the one done before, the one settled, the one sent now.
     expect(resumed.stderr).toMatch(
-      /job .*job\.jsonl: 3 tasks for 9 items, 9 coins \(task \d+ recovered; 1 by this run\)/,
+      /job j-[0-9a-z]+ \(\S*job\.jsonl\): 3 tasks for 9 items, 9 coins \(task \d+ recovered; 1 by this run\)/,
     );
     await itemsOnce(9, 'f');
   });

@@ -14,7 +14,7 @@ import { clockTime, formatDuration } from '../../lib/duration.js';
 import type { Paint, Progress } from '../../output/progress.js';
 import { paintTone } from '../../output/status-colours.js';
 import { countsText } from '../../output/task-columns.js';
-import { textWidth } from '../../output/width.js';
+import { textWidth, wrapText } from '../../output/width.js';
 import { formatCount } from '../../output/numbers.js';
 import { counted } from '../../output/plural.js';
 import { isTerminal, taskPhase, taskSucceeded, taskTone } from '../../lib/task-state.js';
@@ -60,7 +60,12 @@ interface View {
 interface Trouble {
   reason: string;
   since: number;
+  /** When the follow gives up without a good answer (its outage tolerance), once it said so. */
+  giveUpAt?: number;
 }
+
+/** The rows a stall's reason may take in the live block; what goes beyond is cut with `…`. */
+const REASON_ROWS = 3;
 
 /** Live mode: columns padded so the bars of several tasks line up. */
 interface Widths {
@@ -145,6 +150,39 @@ export class FollowDisplay {
     this.trouble = { reason, since: this.trouble?.since ?? now };
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
     return this.troubleText(now);
+  }
+
+  /**
+   * A failed round after which the follow polls again, giving up at `giveUpAt` without a good answer before (the outage
+   * tolerance), or the service answering again: the live block counts it down (true), as the plain lines of `watch`
+   * and a log say it; false off a terminal, where the caller's line says it.
+   */
+  outage(state: { ongoing: boolean; giveUpAt: number }): boolean {
+    if (this.options.progress.mode !== 'live') return false;
+    if (state.ongoing && this.trouble !== undefined) {
+      this.trouble.giveUpAt = state.giveUpAt;
+      this.options.progress.refresh();
+    }
+    return true;
+  }
+
+  /**
+   * The live block's head while the service fails: how long nothing came and when the follow gives up, then why; each
+   * wrapped at the block's width (continuation rows indented), so no part of it is cut, but a reason over REASON_ROWS.
+   */
+  private troubleLines(trouble: Trouble, now: number): string[] {
+    const giveUp =
+      trouble.giveUpAt === undefined ? '' : ` (giving up in ${seconds(Math.max(0, trouble.giveUpAt - now))})`;
+    const head = `! ${this.silence(now)}${giveUp}`;
+    const reason = `  ${trouble.reason}`;
+    const width = this.options.progress.lineWidth();
+    if (width === undefined) return [head, reason];
+    const rows = wrapText(reason, width, '  ').split('\n');
+    const kept = rows.slice(0, REASON_ROWS);
+    // The rows beyond go on the last kept one, which the block cuts with `…` at its width.
+    if (rows.length > REASON_ROWS)
+      kept[REASON_ROWS - 1] = [kept[REASON_ROWS - 1], ...rows.slice(REASON_ROWS)].join(' ');
+    return [...wrapText(head, width, '  ').split('\n'), ...kept];
   }
 
   private troubleText(now: number): string {
@@ -241,7 +279,7 @@ export class FollowDisplay {
     const waited = this.awaited(now);
     // Trouble takes two lines: how long nothing came, then why, so the reason is not the part a narrow terminal cuts.
     const head = this.trouble
-      ? [paint.yellow(`! ${this.silence(now)}`), paint.yellow(`  ${this.trouble.reason}`)]
+      ? this.troubleLines(this.trouble, now).map((line) => paint.yellow(line))
       : waited !== undefined
         ? [
             paint.yellow(

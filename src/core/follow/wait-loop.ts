@@ -9,25 +9,15 @@ import { AuthError, CliError } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
 import { repeatWarning } from '../../lib/page-guard.js';
-import {
-  isPlainFailure,
-  isTerminal,
-  itemCounts,
-  taskPhase,
-  taskTone,
-  disagreeingCountsWarner,
-  itemsContradicted,
-  unknownStatusWarner,
-} from '../../lib/task-state.js';
+import { isTerminal, disagreeingCountsWarner, unknownStatusWarner } from '../../lib/task-state.js';
+import { nameFailedTasks } from './failed-tasks.js';
 import { printTaskItems } from '../task-results.js';
 import { idArgs } from './outcome.js';
 import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
-import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
+import { sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
-import { formatCount } from '../../output/numbers.js';
 import { taskColumns } from '../../output/task-columns.js';
-import { neutralise } from '../../lib/sanitize.js';
 import { idsOnly } from '../quiet.js';
 import { serviceNow } from '../server-time.js';
 
@@ -197,42 +187,6 @@ function groupTitle(ids: readonly number[]): string {
   return `waiting for ${ids.length === 1 ? `task ${ids[0]}` : counted(ids.length, 'task')}`;
 }
 
-/** Each task that ended without success, as an error; one that completed with failed items, as a warning. */
-function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
-  for (const task of tasks) {
-    if (taskPhase(task) === 'ended')
-      ctx.printer.error(
-        `task ${task.id} ${isPlainFailure(task.status) ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
-        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
-      );
-    else if (!allowItemFailures && taskTone(task) === 'partial') {
-      const counts = itemCounts(task);
-      // Items the answer did not list are not seen, not failed: what the service sends is what shows them.
-      if (counts.unlisted !== undefined) {
-        const listed = counts.total - counts.unlisted;
-        const failedToo = counts.failed ? ` with ${counted(counts.failed, 'failed item')},` : ',';
-        ctx.printer.warn(
-          `task ${task.id} completed${failedToo} but lists ${formatCount(listed)} of its ${counted(counts.total, 'item')}: taskctl show ${task.id} -o json`,
-        );
-        continue;
-      }
-      const failed = counted(counts.failed ?? 0, 'failed item');
-      // Failures only the service's counts say (its items are all completed): no item list can show them.
-      if (itemsContradicted(task) !== undefined) {
-        ctx.printer.warn(
-          `task ${task.id} completed with ${failed} by the service's counts: taskctl show ${task.id} -o json`,
-        );
-        continue;
-      }
-      ctx.printer.warn(
-        ctx.ephemeralSandbox
-          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
-          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
-      );
-    }
-  }
-}
-
 /** The reports, from the tasks read again with their items. */
 async function reportTasks(
   ctx: Output & Process & Runtime & Service,
@@ -379,7 +333,7 @@ export async function waitForTasks(
     // each failed round that polls again, and the service answering again; the round that gives up, only the error.
     onTransientError: (error) => display.unanswered(error.message),
     onOutage: (state) => {
-      if (progress.mode !== 'live') warn(outage.outageWarning(state, ctx.clock.now()));
+      if (!display.outage(state)) warn(outage.outageWarning(state, ctx.clock.now()));
     },
     onRoundStart: () => display.roundStarted(),
     ...answerDoubtWarnings(warn),

@@ -206,9 +206,10 @@ function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, opt
   // named, so a resume that paid nothing never reads as the job bought again.
   const byRun = job !== undefined && now.length < all.length ? `${formatCount(now.length)} by this run` : undefined;
   const line = all.length > 0 ? summary(all, byRun) : 'no task';
-  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that file.
-  const named = job?.name === job?.id ? undefined : job?.name;
-  ctx.printer.success(named === undefined ? line : `job ${named}: ${line}`);
+  // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that id
+  // too, its file beside it (one job, one name: never the file alone under a line that names the id).
+  const file = job?.name === job?.id ? undefined : job?.name;
+  ctx.printer.success(file === undefined || job === undefined ? line : `job ${job.id} (${file}): ${line}`);
   if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
   warnAboveMaxCost(ctx, now, options.maxCost);
   return warnDroppedItems(ctx, now);

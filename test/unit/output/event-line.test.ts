@@ -26,7 +26,7 @@ describe('eventLineFormatter', () => {
     );
   });
 
-  it('at 80 columns: the service column gives way, the counts keep the room the task may need; every line aligned', () => {
+  it('at 80 columns: the id column gives up its kept room, then the service gives way; the counts keep the room the task may need; every line aligned', () => {
     const format = eventLineFormatter(79);
     const lines = [
       text(format, line('domain_check_availability', '5/12, 2 failed', 16)),
@@ -34,9 +34,9 @@ describe('eventLineFormatter', () => {
       text(format, line('domain_whois_history', '1/12', 16)),
     ];
     expect(lines).toEqual([
-      '2025-01-15T12:00:00Z  task 7       domain_check_…  processing  5/12, 2 failed',
-      '2025-01-15T12:00:00Z  task 7       email_verify    processing  12/12, 12 failed',
-      '2025-01-15T12:00:00Z  task 7       domain_whois_…  processing  1/12',
+      '2025-01-15T12:00:00Z  task 7  domain_check_avail…  processing  5/12, 2 failed',
+      '2025-01-15T12:00:00Z  task 7  email_verify         processing  12/12, 12 failed',
+      '2025-01-15T12:00:00Z  task 7  domain_whois_histo…  processing  1/12',
     ]);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
   });
@@ -44,7 +44,7 @@ describe('eventLineFormatter', () => {
   it('a service that fits is left whole, even at a narrow width, in the column kept for longer ones', () => {
     const format = eventLineFormatter(79);
     expect(text(format, line('email_verify', '1/2', 3))).toBe(
-      '2025-01-15T12:00:00Z  task 7       email_verify    processing  1/2',
+      '2025-01-15T12:00:00Z  task 7  email_verify         processing  1/2',
     );
   });
 
@@ -69,7 +69,7 @@ describe('eventLineFormatter', () => {
       text(format, line('email_verify', '9,000/9,999', 25)),
     ];
     expect(new Set(statusAt(lines)).size).toBe(1);
-    expect(lines[0]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_…  processing  1/2');
+    expect(lines[0]).toBe('2025-01-15T12:00:00Z  task 7  domain_check_avail…  processing  1/2');
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
   });
 
@@ -92,19 +92,38 @@ describe('eventLineFormatter', () => {
     expect(lines[1]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_availability  processing  5/12, 2 failed');
   });
 
-  it('at 80 columns: a first task of 100 items (counts up to 19 columns) still leaves `domain_check_…`, as listen and watch print', () => {
+  it('at 80 columns: a first task of 100 items (counts up to 19 columns) still leaves the service 16, as listen and watch print', () => {
     const format = eventLineFormatter(79);
     const first = text(format, line('domain_check_availability', '5/100', 19));
-    expect(first).toBe('2025-01-15T12:00:00Z  task 7       domain_check_…  processing  5/100');
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7  domain_check_av…  processing  5/100');
     expect(text(format, line('domain_whois_history', '100/100, 100 failed', 19))).toContain(
-      'domain_whois_…  processing',
+      'domain_whois_hi…  processing',
     );
   });
 
-  it('just wide enough for a 12-column service and 16 of counts (78 columns): the counts keep 16, the service 12', () => {
+  it('at 78 columns, the id column narrowed to the ids: the counts keep 19, the service 14', () => {
     const format = eventLineFormatter(77);
     const first = text(format, line('domain_check_availability', '5/100', 19));
-    expect(first).toBe('2025-01-15T12:00:00Z  task 7       domain_chec…  processing  5/100');
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7  domain_check_…  processing  5/100');
+  });
+
+  it('at 80 columns, ids of two digits (the sandbox, a new account): the id column as wide as they are, the service cut less', () => {
+    const format = eventLineFormatter(79);
+    const lines = [
+      text(format, { ...line('domain_check_availability', '5/41', 13), id: 23 }),
+      text(format, { ...line('domain_check_availability', '0/2, 2 failed', 13), id: 24, status: 'failed' }),
+    ];
+    expect(lines).toEqual([
+      '2025-01-15T12:00:00Z  task 23  domain_check_avai…  processing  5/41',
+      '2025-01-15T12:00:00Z  task 24  domain_check_avai…  failed      0/2, 2 failed',
+    ]);
+    // Off a terminal, or where the whole line fits, the room for six digits is kept (no column moves for `task 100`).
+    expect(text(eventLineFormatter(), { ...line('email_verify', '1/1', 10), id: 23 })).toContain(
+      'task 23      email_verify',
+    );
+    expect(text(eventLineFormatter(119), { ...line('email_verify', '1/1', 10), id: 23 })).toContain(
+      'task 23      email_verify',
+    );
   });
 
   /** The line as the printer shows it at a terminal: a `lineBreak` part starts a line indented two columns. */
@@ -146,7 +165,7 @@ describe('eventLineFormatter', () => {
     const wide = shown(format, { ...line('domain_check_availability', '1/5, 4 not listed', 13), status: 'completed' });
     const column = first.indexOf('0/5');
     expect(wide).toBe(
-      `2025-01-15T12:00:00Z  task 7       domain_check_…  completed   1/5,\n${' '.repeat(column)}4 not listed`,
+      `2025-01-15T12:00:00Z  task 7  domain_check_avail…  completed   1/5,\n${' '.repeat(column)}4 not listed`,
     );
     const wider = shown(format, {
       ...line('email_verify', '100/120, 1 failed, 19 not listed', 21),

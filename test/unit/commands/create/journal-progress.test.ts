@@ -58,11 +58,14 @@ describe('create --journal progress', () => {
       .split(/\x1b\[1G/)
       .at(-1)
       ?.replace(/\x1b\[\d*[A-K]/g, '');
-    expect(lasting).toMatch(/^✓? ?job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
+    // The job named one way on both lines: by its id, its file beside it in the summary.
+    const id = /job (j-[0-9a-z]+): taskctl jobs/.exec(result.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect(lasting).toMatch(new RegExp(`^✓? ?job ${id} \\(\\S*job\\.jsonl\\): 3 tasks for 3 items, 3 coins\n$`));
     // The job's id, on a line of its own with the first task, is the only other line.
     expect(result.stderr.split('\n')).toEqual([
       expect.stringMatching(/^\x1b\[1G⠋ creating chunk 1 of 3….*job j-[0-9a-z]+: taskctl jobs$/),
-      expect.stringMatching(/✓ job .*job\.jsonl: 3 tasks/),
+      expect.stringMatching(/✓ job j-[0-9a-z]+ \(\S*job\.jsonl\): 3 tasks/),
       '',
     ]);
   });
@@ -75,7 +78,7 @@ describe('create --journal progress', () => {
       // One item and one coin are said in the singular.
       expect(result.stderr).toMatch(/chunk 1 of 3: 1 of 3 tasks created; 1 item and 1 coin by this run\n/);
       expect(result.stderr).toMatch(/chunk 3 of 3: 3 of 3 tasks created; 3 items and 3 coins by this run\n/);
-      expect(result.stderr).toMatch(/job .*job\.jsonl: 3 tasks for 3 items, 3 coins\n$/);
+      expect(result.stderr).toMatch(/job j-[0-9a-z]+ \(\S*job\.jsonl\): 3 tasks for 3 items, 3 coins\n$/);
     }
   });
 });

@@ -35,12 +35,13 @@ describe('watch for a person', () => {
   it.each([
     ['a pipe', { stdoutTTY: false }],
     ['a terminal', person],
-  ])('-q alone in %s: nothing on stdout or stderr, the exit code speaks', async (_, options) => {
+  ])('-q alone in %s: nothing on stdout, only the warning wait gives too; the exit code speaks', async (_, options) => {
     const { run } = await sandboxRun(500);
     await run(['create', 'domain_check_availability', 'a.com', 'fail-b.com', '-q']);
     const result = await run(['watch', '-q'], options);
     expect(result.code).toBe(11);
-    expect(result.output).toBe('');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('warning: task 1 completed with 1 failed item: taskctl show 1 --items-status failed\n');
   });
 
   it('aligned columns, the time of the event from the task (ISO UTC, no milliseconds), counts as list shows them', async () => {

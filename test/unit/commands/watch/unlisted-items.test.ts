@@ -84,8 +84,8 @@ describe('watch: items a completed task does not list, for a person', () => {
     const lines = result.stdout.trimEnd().split('\n');
     const column = (lines[0] ?? '').indexOf('1/5');
     expect(lines.map((line) => line.replace(/^\S+Z {2}/, ''))).toEqual([
-      'task 7       domain_check_…  processing  1/5',
-      'task 7       domain_check_…  completed   1/5,',
+      'task 7  domain_check_avail…  processing  1/5',
+      'task 7  domain_check_avail…  completed   1/5,',
       `${' '.repeat(column)}4 not listed`,
     ]);
     for (const line of lines) expect(line.length, line).toBeLessThan(80);

@@ -161,6 +161,29 @@ describe('FollowDisplay on a terminal', () => {
     expect((frames().pop() ?? '').split('\n')[0]).toBe('! polling, last answer 12s ago');
   });
 
+  it('a stall at 80 and 40 columns: the give-up countdown shown, the text wrapped within the block, never cut', () => {
+    const reason = 'reading task 12: http://127.0.0.1:44555 did not answer within 35s (2 attempts)';
+    for (const columns of [80, 40]) {
+      const { progress, clock, frames, advance } = live(24, columns);
+      const display = new FollowDisplay({ progress, clock, ids: [12] });
+      display.change({ ...change(task(12, 'processing', 16, 41), T0), itemsPerSecond: 2, predictedEnd: T0 + 500 });
+      advance(42_000);
+      display.unanswered(reason);
+      display.outage({ ongoing: true, giveUpAt: T0 + 127_000 });
+      const lines = (frames().pop() ?? '').split('\n');
+      const block = lines.slice(0, -1);
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns - 1);
+      expect(block.join(' ').replace(/\s+/g, ' ')).toBe(
+        `! polling, last answer 42s ago (giving up in 1m25s) ${reason}`,
+      );
+      expect(block.join('\n')).not.toContain('…');
+      expect(lines.at(-1)).toMatch(/^\S task 12 processing /);
+      advance(5000);
+      progress.refresh();
+      expect(frames().pop()).toContain('giving up in 1m20s');
+    }
+  });
+
   it('a read that hangs before it fails: after 5 s the block says it waits for the answer; no rate or estimate', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
