@@ -26,7 +26,6 @@ import {
   supersededIn,
   type JobState,
 } from './submit/journal-records.js';
-import { counted, formatCount } from './items/clean.js';
 import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
@@ -34,6 +33,8 @@ import { cacheDirectory } from '../store/cache-dir.js';
 import { lastJobPlace, retireJobPlace, sweepRetiredPlaces, type RemovedAs } from '../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './job/removed-place.js';
 import { coveringChunk, readJobState, standingTakeover } from './submit/hand-over.js';
+import { counted } from '../output/plural.js';
+import { formatCount } from '../output/numbers.js';
 
 export interface JobsOptions {
   limit?: number;

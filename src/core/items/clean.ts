@@ -40,10 +40,3 @@ export function findControl(text: string): number {
   const match = CONTROL.exec(text);
   return match ? match.index : -1;
 }
-
-/** Quoting user text in messages: one helper for every layer (the sandbox's item checks use it too). */
-export { quoteForMessage } from '../../lib/sanitize.js';
-
-/** Counts and plurals in messages: the one number format and pluraliser (output/numbers.ts, output/plural.ts). */
-export { formatCount } from '../../output/numbers.js';
-export { counted } from '../../output/plural.js';

@@ -1,6 +1,6 @@
 import { InputError } from '../../errors.js';
-import { formatCount } from './clean.js';
 import { SPLIT_HINT } from './messages.js';
+import { formatCount } from '../../output/numbers.js';
 
 /** How positions in a source are written: `file:12`, `file item 12`, or `argument 12`. */
 export type PositionStyle = 'line' | 'item' | 'argument';

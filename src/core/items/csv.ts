@@ -1,7 +1,8 @@
 import { InputError } from '../../errors.js';
-import { formatCount, quoteForMessage, trimItem } from './clean.js';
-import { charWords } from '../../lib/sanitize.js';
+import { trimItem } from './clean.js';
+import { charWords, quoteForMessage } from '../../lib/sanitize.js';
 import { addItem, type FormatContext } from './formats.js';
+import { formatCount } from '../../output/numbers.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

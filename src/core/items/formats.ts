@@ -1,9 +1,10 @@
 import { InputError } from '../../errors.js';
-import { findControl, formatCount, trimItem } from './clean.js';
+import { findControl, trimItem } from './clean.js';
 import { charWords } from '../../lib/sanitize.js';
 import type { ItemCollector } from './collector.js';
 import type { LineHandler } from './lines.js';
 import type { ItemFormat } from './types.js';
+import { formatCount } from '../../output/numbers.js';
 
 /** What every format parser needs: where items go, how they are named in errors, and the limits. */
 export interface FormatContext {

@@ -1,9 +1,10 @@
 import { InputError } from '../../errors.js';
-import { formatCount, quoteForMessage, trimItem } from './clean.js';
-import { charWords } from '../../lib/sanitize.js';
+import { trimItem } from './clean.js';
+import { charWords, quoteForMessage } from '../../lib/sanitize.js';
 import { addItem, type FormatContext } from './formats.js';
 import { JSON_ENDS_EARLY, jsonFault } from '../../lib/json-locate.js';
 import { lineAtEnd, type LineHandler } from './lines.js';
+import { formatCount } from '../../output/numbers.js';
 
 const ARRAY_HINT = 'Write items as a JSON array of strings, e.g. ["example.com", "example.org"].';
 const NDJSON_HINT = 'Put one item per line: a JSON string ("example.com") or an object with a "target" string.';

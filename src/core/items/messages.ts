@@ -79,6 +79,3 @@ export function noItemsError(streamed: ReadonlyArray<{ name: string; format: Ite
   const { what, hint } = EMPTY_BY_FORMAT[only.format];
   return new InputError(`no items: ${only.name} ${what}`, hint);
 }
-
-/** Byte sizes: the one formatter (output/bytes.ts). */
-export { formatBytes } from '../../output/bytes.js';

@@ -1,6 +1,6 @@
 import { InputError, UsageError } from '../../errors.js';
 import { openItemsFile, type ItemsFile } from '../../store/items-file.js';
-import { quoteForMessage, trimItem } from './clean.js';
+import { trimItem } from './clean.js';
 import { ItemCollector, type ItemSink } from './collector.js';
 import { addItem, formatFromPath } from './formats.js';
 import { NO_INPUT_HINT, noItemsError, readError } from './messages.js';
@@ -13,6 +13,7 @@ import {
   type ReadItemsOptions,
   type ReadItemsResult,
 } from './types.js';
+import { quoteForMessage } from '../../lib/sanitize.js';
 
 /**
  * Reads items from arguments, files and stdin, in the order given, into one trimmed list with each item's position

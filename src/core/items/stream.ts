@@ -1,5 +1,4 @@
 import { InputError } from '../../errors.js';
-import { formatCount } from './clean.js';
 import type { ItemCollector, PositionStyle } from './collector.js';
 import { CsvReader } from './csv.js';
 import { destroyOnAbort } from '../../lib/abortable.js';
@@ -7,8 +6,10 @@ import { ChunkDecoder, DecodeFailure } from '../../lib/items/decode.js';
 import { linesHandler, type FormatContext } from './formats.js';
 import { JsonDocument, ndjsonHandler } from './json.js';
 import { LineSplitter } from './lines.js';
-import { SPLIT_HINT, decodeError, formatBytes, readError } from './messages.js';
+import { SPLIT_HINT, decodeError, readError } from './messages.js';
 import type { ItemFormat, ItemLimits } from './types.js';
+import { formatCount } from '../../output/numbers.js';
+import { formatBytes } from '../../output/bytes.js';
 
 export type ByteChunk = Buffer | Uint8Array | string;
 

@@ -1,5 +1,6 @@
-import { formatCount, quoteForMessage } from './clean.js';
 import { itemChecker } from '../../lib/items/rules.js';
+import { formatCount } from '../../output/numbers.js';
+import { quoteForMessage } from '../../lib/sanitize.js';
 
 export interface InvalidItem {
   /** The item as read (trimmed). */

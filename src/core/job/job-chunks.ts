@@ -8,11 +8,11 @@ import type { TaskFacts } from '../reconcile.js';
 import { MalformedResponseError } from '../../errors.js';
 import { chunkItems, type JobState, type SendRecord } from '../submit/journal-records.js';
 import { resumeCommand } from '../submit/resume-command.js';
-import { counted } from '../items/clean.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets, sameCreation } from '../../lib/task-state.js';
 import { parseTimestampWithResolution } from '../../lib/timestamp.js';
 import { DATE_CLOCK_SPREAD_MS } from '../server-time.js';
+import { counted } from '../../output/plural.js';
 
 /**
  * How far the server's clock may be behind the client's when a chunk's task is judged by its `created_at` and the send

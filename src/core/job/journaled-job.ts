@@ -13,14 +13,14 @@ import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
 import { chunkList, JobFold } from '../submit/journal-records.js';
-import { resumeCommand } from '../submit/types.js';
 import { checkChunkTask, goneChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
-import { counted } from '../items/clean.js';
 import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './removed-place.js';
+import { resumeCommand } from '../submit/resume-command.js';
+import { counted } from '../../output/plural.js';
 
 export interface JournaledJob {
   /** The path as the user gave it (for messages and hints). */

@@ -5,8 +5,9 @@
  */
 import type { Output, Prompts, Runtime, Service } from '../capabilities.js';
 import type { Progress } from '../../output/progress.js';
-import { counted, formatCount } from '../items/clean.js';
 import type { Outcome } from './types.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
 
 /** Plain progress lines: at most one a second (and the last). */
 const PROGRESS_EVERY_MS = 1_000;

@@ -13,9 +13,11 @@ import type { Balance } from '../../api/schemas.js';
 import { requestLabel } from '../../api/api-errors.js';
 import type { Output, Process, Prompts, Service } from '../capabilities.js';
 import { BalanceError, CliError, DeclinedError, InterruptedError, UsageError } from '../../errors.js';
-import { counted, formatCount } from '../items/clean.js';
 import { shellWord } from '../../lib/shell-word.js';
-import { resumeCommand, type JobRef, type PricedBatch, type SubmitOptions } from './types.js';
+import { type PricedBatch, type SubmitOptions } from './types.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
+import { resumeCommand, type JobRef } from './resume-command.js';
 
 /** The balance read before the first POST gets as long as the snapshot beside it: it must not hold the create up. */
 const BALANCE_BUDGET_MS = 1000;

@@ -25,7 +25,6 @@ import {
   UsageError,
 } from '../../errors.js';
 import { checkArguments, type ItemList, type ItemSource, type PreparedItems } from '../items/index.js';
-import { counted, formatCount } from '../items/clean.js';
 import { formatFromPath } from '../items/formats.js';
 import type { JobStore } from '../../store/job-files.js';
 import {
@@ -67,10 +66,13 @@ import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
-import { resumeCommand, spendingFlags, type JobRef, type SubmitOptions, type Submitter } from './types.js';
+import { spendingFlags, type SubmitOptions, type Submitter } from './types.js';
 import { coveringTasks, coverStands, readJobState, resumeName, standingTakeover } from './hand-over.js';
 import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
+import { resumeCommand, type JobRef } from './resume-command.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;

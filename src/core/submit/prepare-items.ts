@@ -1,8 +1,8 @@
 /** The pipeline's first steps for `create`: read the items (arguments, files, stdin), validate, deduplicate. */
 import type { Output, Process, Service } from '../capabilities.js';
 import { InputError, UsageError } from '../../errors.js';
-import { counted } from '../items/clean.js';
 import type { ItemFormat, ItemSource, PreparedItems, ReadItemsOptions } from '../items/index.js';
+import { counted } from '../../output/plural.js';
 
 /** The flags that say where the items come from and how they are cleaned. */
 export interface ReadOptions {

@@ -6,14 +6,15 @@
 import type { Task } from '../../api/schemas.js';
 import type { Output } from '../capabilities.js';
 import { UnavailableError, UsageError } from '../../errors.js';
-import { counted } from '../items/clean.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { InputCopy } from '../../store/journal-file.js';
 import { errorMatch, noErrorMatched, toRetry, type ErrorMatch } from '../job/error-match.js';
 import type { JobPlace } from './journaled-run.js';
 import type { Job } from './journal-records.js';
 import { runPipeline } from './pipeline.js';
-import { resumeCommand, type Batch, type SubmitOptions, type Submitter } from './types.js';
+import { type Batch, type SubmitOptions, type Submitter } from './types.js';
+import { counted } from '../../output/plural.js';
+import { resumeCommand } from './resume-command.js';
 
 export interface RetryOptions extends SubmitOptions {
   /** Commander's `--no-reuse`: false pays again even for a retry made moments ago. */

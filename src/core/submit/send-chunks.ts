@@ -21,7 +21,6 @@ import {
   ReuseUnsearchedError,
   systemErrorWords,
 } from '../../errors.js';
-import { counted, formatCount } from '../items/clean.js';
 import { chunkCount } from '../items/chunks.js';
 import { idsOnly } from '../quiet.js';
 import { taskColumns } from '../../output/task-columns.js';
@@ -34,8 +33,6 @@ import { createOne, listHint, notLookedAt } from './send.js';
 import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { taskHolders, unsureHint } from './settle.js';
 import {
-  resumeCommand,
-  type JobRef,
   type Dispatch,
   type DoneChunk,
   type Outcome,
@@ -45,6 +42,9 @@ import {
   type SendState,
   type SubmitOptions,
 } from './types.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
+import { resumeCommand, type JobRef } from './resume-command.js';
 
 interface ChunkPlan {
   priced: readonly PricedBatch[];

@@ -20,7 +20,6 @@ import {
 } from '../../errors.js';
 import { AUTH_HINT } from '../../api/api-errors.js';
 import { formatDuration, parsePositiveDuration } from '../../lib/duration.js';
-import { counted, formatCount } from '../items/clean.js';
 import { isoSeconds } from '../../output/times.js';
 import { multisetWithin } from '../items/multiset.js';
 import { DATE_CLOCK_SPREAD_MS, stampedBefore } from '../server-time.js';
@@ -32,6 +31,8 @@ import type { Task } from '../../api/schemas.js';
 import { LocalCreates } from './local-runs.js';
 import { askLost } from './lost.js';
 import type { Chunk, Dispatch, Outcome, SendState, SubmitOptions } from './types.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
 
 /** How long the last reconciliation scan may take past the window's end. */
 const RECONCILE_SCAN_GRACE_MS = 2_000;

@@ -17,7 +17,6 @@ import { AuthError, CliError, CreateUnknownError, ExitCode, UsageError } from '.
 import { formatDuration } from '../../lib/duration.js';
 import { isoSeconds } from '../../output/times.js';
 import { canRedraw } from '../../output/io.js';
-import { counted } from '../items/clean.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
@@ -27,8 +26,10 @@ import { chunkItems, type Cover, type SendRecord } from './journal-records.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets } from '../../lib/task-state.js';
 import type { Task } from '../../api/schemas.js';
-import { resumeCommand, type JobRef, type PlannedChunk, type SendState } from './types.js';
+import { type PlannedChunk, type SendState } from './types.js';
 import { foundClaim, holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
+import { counted } from '../../output/plural.js';
+import { resumeCommand, type JobRef } from './resume-command.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {

@@ -14,12 +14,13 @@ import {
 } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { counted, formatCount } from '../items/clean.js';
-import { resumeCommand, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
-import type { JobRef } from './types.js';
+import { type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 import type { Task } from '../../api/schemas.js';
 import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { lostWords } from './journal-records.js';
+import { counted } from '../../output/plural.js';
+import { formatCount } from '../../output/numbers.js';
+import { resumeCommand, type JobRef } from './resume-command.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;

@@ -12,8 +12,6 @@ import type { How } from './journal-records.js';
 import type { OwnClaim } from './own-claims.js';
 import type { Output, Process, Prompts, Runtime, Service, Store } from '../capabilities.js';
 
-export { resumeCommand, type JobRef } from './resume-command.js';
-
 /**
  * What the pipeline's entry uses of a run: it prints, asks, is interrupted, reads the clock, keeps the ledger in the
  * cache directory and talks to the service, so all six capabilities, named here rather than taken as the whole run.

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { resumeCommand } from '../../../../src/core/submit/types.js';
+import { resumeCommand } from '../../../../src/core/submit/resume-command.js';
 
 it('names a job by its id, or by a journal path as one shell word, so the printed command runs as it is', () => {
   expect(resumeCommand({ id: 'j-mx2f7gs60skj', yes: true })).toBe('taskctl resume j-mx2f7gs60skj --yes');
