@@ -25,7 +25,7 @@ import {
 } from '../lib/task-state.js';
 import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
-import { nameFailedTasks } from './follow/failed-tasks.js';
+import { answerDoubtWarnings, nameFailedTasks } from './follow/failed-tasks.js';
 import { onMissing } from './follow/reader.js';
 import { idsOnly } from './quiet.js';
 
@@ -292,6 +292,8 @@ export async function runWatch(
     },
     outageToleranceMs,
     ...listingWarnings(printer),
+    // As `wait` warns (follow/failed-tasks.ts): a page naming a task twice, a task going back.
+    ...answerDoubtWarnings((text) => printer.warn(text)),
     onOutage: (state) => {
       const now = ctx.clock.now();
       printer.warn(outage.outageWarning(state, now));

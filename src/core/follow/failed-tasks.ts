@@ -1,6 +1,11 @@
-/** What `wait` and `watch` say at their end of the tasks that did not fully succeed (the one wording for both). */
+/**
+ * What `wait` and `watch` say of the tasks they follow, in one wording for both: at their end, the tasks that did not
+ * fully succeed; on the way, the answers the follow engine doubts.
+ */
 import type { Output, Service } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
+import type { FollowOptions } from './follow.js';
+import { repeatWarning } from '../../lib/page-guard.js';
 import { isPlainFailure, itemCounts, itemsContradicted, taskPhase, taskTone } from '../../lib/task-state.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
@@ -44,4 +49,19 @@ export function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], a
       );
     }
   }
+}
+
+/**
+ * Warnings about answers the follow engine doubts: a page naming a task twice (that task is read by its own GET), and
+ * a task going back (its lines show what the service said), once per task.
+ */
+export function answerDoubtWarnings(
+  warn: (text: string) => void,
+): Pick<FollowOptions, 'onPageRepeats' | 'onBackwards'> {
+  return {
+    onPageRepeats: (page, repeated, tasks) => {
+      for (const id of repeated) warn(repeatWarning(page, id, tasks));
+    },
+    onBackwards: (_previous, _task, words) => warn(`${words}: the service reported it going back; shown as it said`),
+  };
 }

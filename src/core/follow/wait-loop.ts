@@ -4,13 +4,12 @@
  */
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
-import type { FollowOptions, FollowResult } from './follow.js';
+import type { FollowResult } from './follow.js';
 import { AuthError, CliError } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
-import { repeatWarning } from '../../lib/page-guard.js';
 import { isTerminal, disagreeingCountsWarner, unknownStatusWarner } from '../../lib/task-state.js';
-import { nameFailedTasks } from './failed-tasks.js';
+import { answerDoubtWarnings, nameFailedTasks } from './failed-tasks.js';
 import { printTaskItems } from '../task-results.js';
 import { idArgs } from './outcome.js';
 import { idListCommand } from './id-list.js';
@@ -167,19 +166,6 @@ async function printAsCreated(
   const one = tasks.length === 1;
   const show = options.showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`;
   ctx.printer.notice(`${one ? 'state' : 'states'} as created; the latest: ${show}`);
-}
-
-/**
- * Warnings about answers the follow engine doubts: a page naming a task twice (that task is read by its own GET), and
- * a task going back (its lines show what the service said), once per task.
- */
-function answerDoubtWarnings(warn: (text: string) => void): Pick<FollowOptions, 'onPageRepeats' | 'onBackwards'> {
-  return {
-    onPageRepeats: (page, repeated, tasks) => {
-      for (const id of repeated) warn(repeatWarning(page, id, tasks));
-    },
-    onBackwards: (_previous, _task, words) => warn(`${words}: the service reported it going back; shown as it said`),
-  };
 }
 
 /** The log group of a wait's progress lines (GitHub Actions). */
