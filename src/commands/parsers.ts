@@ -82,12 +82,12 @@ export function profileName(value: string): string {
   );
 }
 
-/** Durations: `500ms`, `30s`, `5m`, `1h`, or plain seconds → milliseconds. */
+/** Durations: `500ms`, `30s`, `5m`, `1h`, `1h30m`, or plain seconds → milliseconds. */
 export function duration(value: string): number {
   try {
     return parseDuration(value);
   } catch {
-    throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 5m, 1h or plain seconds.');
+    throw new InvalidArgumentError('expected a duration such as 500ms, 30s, 5m, 1h, 1h30m or plain seconds.');
   }
 }
 

@@ -39,7 +39,7 @@ describe("commander's refusals in taskctl's words", () => {
     [['-o', 'yaml', 'list'], '--output "yaml": should be one of table, tsv, csv, json or ndjson', 'taskctl'],
     [
       ['wait', '1', '--timeout', 'abc'],
-      '--timeout "abc": expected a duration such as 500ms, 30s, 5m, 1h or plain seconds.',
+      '--timeout "abc": expected a duration such as 500ms, 30s, 5m, 1h, 1h30m or plain seconds.',
       'taskctl wait',
     ],
     [['balance', 'extra'], 'taskctl balance takes no arguments (1 given)', 'taskctl balance'],
