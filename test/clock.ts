@@ -64,17 +64,19 @@ export class FakeClock implements Clock {
         resolve();
         return;
       }
-      const timer: Timer = { at: this.nowMs + Math.max(0, ms), resolve, seq: this.#seq++ };
+      const onAbort = () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as systemClock does
+        reject(signal?.reason);
+      };
+      // Woken, it lets go of the signal, as systemClock does: a run's many sleeps on one signal never pile up listeners.
+      const wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const timer: Timer = { at: this.nowMs + Math.max(0, ms), resolve: wake, seq: this.#seq++ };
       this.#timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#timers = this.#timers.filter((t) => t !== timer);
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's reason, as systemClock does
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
