@@ -8,7 +8,7 @@
  * What a record means is core's (core/job/registry.ts); this module only finds, sizes and removes files.
  */
 import { readdirSync, realpathSync, rmSync, statSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { lockHolder, tryLock, type HeldLock, type LockOwner } from './lock-file.js';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { makeStateDirectory } from './state-dir.js';
@@ -212,24 +212,8 @@ export class JobStore {
 
   /** Every job this machine knows of, with its journal present. */
   list(): StoredJob[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.jobsDir);
-    } catch {
-      return []; // no state directory yet: no jobs
-    }
     const jobs: StoredJob[] = [];
-    // One row per id: a ref beside a journal of its own id (an older taskctl wrote one) is not a second job.
-    const owned = new Set(
-      names.filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length)),
-    );
-    for (const name of names) {
-      const own = name.endsWith('.jsonl');
-      if (!own && !name.endsWith('.ref')) continue;
-      const id = name.slice(0, name.lastIndexOf('.'));
-      if (!JOB_ID.test(id) || (!own && owned.has(id))) continue;
-      const path = own ? join(this.jobsDir, name) : this.refTarget(id);
-      if (path === undefined) continue;
+    for (const { id, path, own } of this.places()) {
       try {
         const stat = statSync(path);
         if (!stat.isFile()) continue;
@@ -239,6 +223,34 @@ export class JobStore {
       }
     }
     return jobs;
+  }
+
+  /**
+   * Every job this machine knows of, by where its journal should be: none asked whether it is there, nor its date or
+   * size (`list` stats each). For a look that opens every journal anyway (core/submit/same-work.ts, on each create).
+   */
+  places(): Array<Pick<StoredJob, 'id' | 'path' | 'own'>> {
+    const dir = this.jobsDir;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return []; // no state directory yet: no jobs
+    }
+    const places: Array<Pick<StoredJob, 'id' | 'path' | 'own'>> = [];
+    // One row per id: a ref beside a journal of its own id (an older taskctl wrote one) is not a second job.
+    const owned = new Set(
+      names.filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length)),
+    );
+    for (const name of names) {
+      const own = name.endsWith('.jsonl');
+      if (!own && !name.endsWith('.ref')) continue;
+      const id = name.slice(0, name.lastIndexOf('.'));
+      if (!JOB_ID.test(id) || (!own && owned.has(id))) continue;
+      const path = own ? `${dir}${sep}${name}` : this.refTarget(id);
+      if (path !== undefined) places.push({ id, path, own });
+    }
+    return places;
   }
 
   /**

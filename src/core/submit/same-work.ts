@@ -10,11 +10,12 @@
  * at the instant would let both runs buy every other chunk.
  */
 import type { JobStore } from '../../store/job-files.js';
+import { glanceJournal } from '../../store/journal-file.js';
 import type { LockOwner } from '../../store/lock-file.js';
 import type { ItemList } from '../items/chunks.js';
 import { readJobState, sameChunking, standingTakeover } from './hand-over.js';
 import { chunkDigest } from './job-journal.js';
-import type { Job, JobState } from './journal-records.js';
+import { isDoneRecord, type Job, type JobState } from './journal-records.js';
 
 /** A stopped job of the same work: its id, journal, and when it started (its job record). */
 export interface StoppedJob {
@@ -59,8 +60,8 @@ export function sameWork(store: JobStore, state: JobState, job: Job, items: Item
  */
 export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinceMs = -Infinity): StoppedJob[] {
   const found: StoppedJob[] = [];
-  for (const stored of store.list()) {
-    if (stored.id === job.id) continue;
+  for (const stored of store.places()) {
+    if (stored.id === job.id || !mayBeStoppedWork(stored.path, job, sinceMs)) continue;
     const state = readJobState(stored.path, stored.id);
     if (state === undefined) continue;
     const startedMs = Date.parse(state.job.created_at);
@@ -72,4 +73,30 @@ export function stoppedSameWork(store: JobStore, job: Job, items: ItemList, sinc
     found.push({ id: stored.id, path: stored.path, startedMs, ...(runner !== undefined && { runner }) });
   }
   return found.sort((a, b) => b.startedMs - a.startedMs || (a.id < b.id ? 1 : -1));
+}
+
+/**
+ * Whether the journal at `path` may hold a stopped job of `job`'s work started at or after `sinceMs`, from a glance at
+ * its ends (store/journal-file.ts `glanceJournal`): false when its job record is of other work or started earlier, or
+ * its last line is a `done`. Every create looks through all the journals of its state directory, which keeps weeks of
+ * jobs (docs/behaviour.md#the-ledger), so those are never read through; a journal the glance cannot tell about is.
+ */
+function mayBeStoppedWork(path: string, job: Job, sinceMs: number): boolean {
+  let ends;
+  try {
+    ends = glanceJournal(path);
+  } catch {
+    return true; // read through, which refuses it as it did (an odd file, one past the size limit)
+  }
+  if (ends === undefined) return false; // gone since the directory was listed
+  // The work's fields as written (a record they do not match as written is another work's, or no job record at all,
+  // which reading through refuses as well): compared before any schema is checked, the costly part of a look.
+  const first = ends.first as Job | null | undefined;
+  if (
+    typeof first === 'object' &&
+    first !== null &&
+    !(sameChunking(first, job) && Date.parse(first.created_at) >= sinceMs)
+  )
+    return false;
+  return !isDoneRecord(ends.last);
 }
