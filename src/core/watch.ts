@@ -12,7 +12,7 @@ import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { formatDuration } from '../lib/duration.js';
-import { seenOnServerClock } from './server-time.js';
+import { seenOnServerClock, timesInOrderPerTask } from './server-time.js';
 import {
   disagreeingCountsWarner,
   failedOrUnlisted,
@@ -112,22 +112,11 @@ const TASKS_REMEMBERED = 1_000;
  * Each change's time (changeTime), a task's records in time order (docs/behaviour.md#the-services-clock): one stamped
  * before the task's record above it (a status at the service's own time after counts seen on its `Date` clock, or a
  * task the service reports going back to `pending`, whose own time is its creation) is stamped with that record's
- * time. A task is remembered until its last record (a finished one, followed no more), at most TASKS_REMEMBERED of
- * them: one forgotten starts afresh.
+ * time. A task is remembered until its last record (a finished one, followed no more), at most TASKS_REMEMBERED.
  */
 function recordTimes(onServer: (seenAt: number) => number): (change: Parameters<typeof changeTime>[0]) => number {
-  // In order of last sight (a Map keeps insertion order): the first key is the one to forget.
-  const latest = new Map<number, number>();
-  return (change) => {
-    const { task } = change;
-    const kept = Math.max(changeTime(change, onServer), latest.get(task.id) ?? Number.NEGATIVE_INFINITY);
-    latest.delete(task.id);
-    if (isTerminal(task)) return kept;
-    latest.set(task.id, kept);
-    const oldest = latest.size > TASKS_REMEMBERED ? latest.keys().next() : undefined;
-    if (oldest?.done === false) latest.delete(oldest.value);
-    return kept;
-  };
+  const inOrder = timesInOrderPerTask(TASKS_REMEMBERED);
+  return (change) => inOrder(change.task.id, changeTime(change, onServer), isTerminal(change.task));
 }
 
 interface Change {
