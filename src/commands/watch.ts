@@ -33,8 +33,8 @@ export function registerWatch(program: Command, run: RunAction): void {
       ]) +
         '\n-o ndjson (and -o json) print one {event, timestamp, task} object per change, exactly like a webhook body.\n' +
         "tsv columns: timestamp (ISO UTC: a new status at the task's own time for it; moved counts, and the first" +
-        ' record of an unfinished task, when seen), id, service, status, completed_items,' +
-        ' failed_items, total_items\n' +
+        " record of an unfinished task, when seen; never before the task's record above it), id, service, status," +
+        ' completed_items, failed_items, total_items\n' +
         'Exit codes as `taskctl wait` once the watched tasks finish: 0 all completed; 10 a task ended without' +
         ' completing; 11 some items did not complete; 8 (7 after 429s) the service failed every read for' +
         ' --outage-tolerance; 124 timed out (--timeout) while the service answered; 130 Ctrl-C.\n',

@@ -235,3 +235,22 @@ export function seenOnServerClock(
     return last;
   };
 }
+
+/**
+ * The times of each task's records kept in order (docs/behaviour.md#the-services-clock): a time before the task's
+ * record above it is given that record's time. A task is remembered until its `last` record, at most `remember` of
+ * them, the one seen least recently forgotten first: one forgotten starts afresh.
+ */
+export function timesInOrderPerTask(remember: number): (id: number, at: number, last: boolean) => number {
+  // In order of last sight (a Map keeps insertion order): the first key is the one to forget.
+  const latest = new Map<number, number>();
+  return (id, at, last) => {
+    const kept = Math.max(at, latest.get(id) ?? Number.NEGATIVE_INFINITY);
+    latest.delete(id);
+    if (last) return kept;
+    latest.set(id, kept);
+    const oldest = latest.size > remember ? latest.keys().next() : undefined;
+    if (oldest?.done === false) latest.delete(oldest.value);
+    return kept;
+  };
+}

@@ -12,7 +12,7 @@ import { counted } from '../output/plural.js';
 import { formatCount } from '../output/numbers.js';
 import { isoSeconds } from '../output/times.js';
 import { formatDuration } from '../lib/duration.js';
-import { seenOnServerClock } from './server-time.js';
+import { seenOnServerClock, timesInOrderPerTask } from './server-time.js';
 import {
   disagreeingCountsWarner,
   failedOrUnlisted,
@@ -102,13 +102,25 @@ function humanLine(task: Task, at: number, counts: ItemCounts): EventLine {
 }
 
 /**
- * The tasks whose disagreeing counts `watch` remembers having warned about (docs/behaviour.md#what-watch-keeps): a
- * watch may follow thousands of tasks for days, so the memory is bounded, the task seen least recently forgotten first.
+ * The tasks `watch` remembers something of beyond the follow (docs/behaviour.md#what-watch-keeps): those whose
+ * disagreeing counts it warned about, and the time of each unfinished task's last record. A watch may follow thousands
+ * of tasks for days, so each memory is bounded, the task seen least recently forgotten first.
  */
-const WARNED_COUNTS_REMEMBERED = 1_000;
+const TASKS_REMEMBERED = 1_000;
+
+/**
+ * Each change's time (changeTime), a task's records in time order (docs/behaviour.md#the-services-clock): one stamped
+ * before the task's record above it (a status at the service's own time after counts seen on its `Date` clock, or a
+ * task the service reports going back to `pending`, whose own time is its creation) is stamped with that record's
+ * time. A task is remembered until its last record (a finished one, followed no more), at most TASKS_REMEMBERED.
+ */
+function recordTimes(onServer: (seenAt: number) => number): (change: Parameters<typeof changeTime>[0]) => number {
+  const inOrder = timesInOrderPerTask(TASKS_REMEMBERED);
+  return (change) => inOrder(change.task.id, changeTime(change, onServer), isTerminal(change.task));
+}
 
 interface Change {
-  /** The change's time (changeTime). */
+  /** The change's time (recordTimes). */
   at: number;
   task: Task;
 }
@@ -227,7 +239,7 @@ export async function runWatch(
     printer.warn(text);
   });
   // As `wait`, `show` and `list` warn, in every format and with `-q`; once a task, within a bounded memory.
-  const warnCounts = disagreeingCountsWarner((text) => printer.warn(text), undefined, WARNED_COUNTS_REMEMBERED);
+  const warnCounts = disagreeingCountsWarner((text) => printer.warn(text), undefined, TASKS_REMEMBERED);
   // `-q` alone: nothing on stdout, the exit code speaks (docs/behaviour.md#quiet); warnings and errors still come.
   const silent = idsOnly(ctx.globals);
   const asEvents = !silent && (printer.format === 'json' || printer.format === 'ndjson');
@@ -250,7 +262,7 @@ export async function runWatch(
   const scan = ids.length === 0 && !silent ? scanProgress(ctx, human) : undefined;
   // At a terminal each line fits its width, the columns aligned and kept (the service's gives way to the counts).
   const eventLine = eventLineFormatter(() => printer.lineWidth);
-  const onServer = seenOnServerClock(() => api.serverClockBounds());
+  const timeOf = recordTimes(seenOnServerClock(() => api.serverClockBounds()));
   const result = await followTasks({
     reader: target.missing === undefined ? api : onMissing(api, target.missing),
     ids: ids.length > 0 ? ids : 'all-unfinished',
@@ -275,7 +287,7 @@ export async function runWatch(
     onChange: (change) => {
       const { task, statusChanged, counts: itemCounts } = change;
       target.verify?.(task);
-      const at = changeTime(change, onServer);
+      const at = timeOf(change);
       warnUnknown(task);
       warnCounts(task);
       if (asEvents) {

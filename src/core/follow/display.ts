@@ -54,6 +54,13 @@ interface View {
   change: TaskChange;
   /** Local time the task was first seen: the elapsed clock's fallback when the server's timestamps are unusable. */
   firstSeenAt: number;
+  /**
+   * The earliest start the service gave for the task in any answer (`started_at`, else `created_at`), on its clock: a
+   * task it reports going back (to `pending`, or started again later) keeps counting from it.
+   */
+  begin: number | undefined;
+  /** The longest elapsed time a line of the task showed (ms): none shows less after it. */
+  shown: number;
 }
 
 /** The service stopped answering: why, and since when nothing was heard. */
@@ -133,7 +140,13 @@ export class FollowDisplay {
   poll(change: TaskChange): void {
     const id = change.task.id;
     const seen = this.views.get(id);
-    this.views.set(id, { change, firstSeenAt: seen?.firstSeenAt ?? change.at });
+    const begin = parseTime(change.task.started_at) ?? parseTime(change.task.created_at);
+    this.views.set(id, {
+      change,
+      firstSeenAt: seen?.firstSeenAt ?? change.at,
+      begin: seen?.begin === undefined || (begin !== undefined && begin < seen.begin) ? begin : seen.begin,
+      shown: seen?.shown ?? 0,
+    });
     this.lastAnswerAt = Math.max(this.lastAnswerAt, change.at);
     this.answered = true;
     if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, change.at);
@@ -353,7 +366,10 @@ export class FollowDisplay {
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
       !ended && end !== undefined ? (left === undefined ? 'est. overdue' : `est. ${left} left`) : '',
     ];
-    const elapsed = clockTime(elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
+    // Never less than a line of the task showed before (docs/behaviour.md#the-services-clock): not after a task the
+    // service reports going back, nor at the end of one whose block counted past its `completed_at`.
+    view.shown = Math.max(view.shown, elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
+    const elapsed = clockTime(view.shown);
     if (mode === 'live') {
       const head = { icon, id: String(task.id).padEnd(widths.id), status, ended };
       return fitLiveLine(head, counts, [...timing, paint.dim(elapsed)], paint, this.options.progress.lineWidth());
@@ -437,15 +453,15 @@ function stateKey(change: TaskChange): string {
 }
 
 /**
- * Since the task started (or was created), by the server's timestamps when usable; frozen at its end. The time since is
- * told on the service's clock (`serviceNow`, the earliest its now can be, for this machine's `now`), which stamped
- * `started_at`: a service hours behind this machine does not show hours (nor one ahead a jump at the end), and a line
- * never counts past the task's own end (`completed_at`), so the last line never goes back.
+ * Since the task started (or was created: the earliest either the service gave, `View.begin`), by the server's
+ * timestamps when usable; frozen at its end. The time since is told on the service's clock (`serviceNow`, the earliest
+ * its now can be, for this machine's `now`), which stamped `started_at`: a service hours behind this machine does not
+ * show hours (nor one ahead a jump at the end), and a plain line never counts past the task's own end (`completed_at`).
  */
 function elapsedOf(view: View, now: number, serviceNow: number): number {
-  const { task, at } = view.change;
+  const { change, begin } = view;
+  const { task, at } = change;
   const shift = serviceNow - now;
-  const begin = parseTime(task.started_at) ?? parseTime(task.created_at);
   const end = isTerminal(task) ? (parseTime(task.completed_at) ?? parseTime(task.failed_at) ?? at + shift) : serviceNow;
   const start = begin !== undefined && begin <= end ? begin : view.firstSeenAt + shift;
   return Math.max(0, end - start);

@@ -6,6 +6,7 @@ import {
   inWindow,
   ServerClock,
   stampedBefore,
+  timesInOrderPerTask,
   UNKNOWN_OFFSET_MS,
 } from '../../../src/core/server-time.js';
 // T0 (12:00:00.000Z) is the local clock's "now" in these tests.
@@ -149,5 +150,27 @@ describe('stampedBefore: a created_at clearly before a Date received before the 
   it('no Date seen, or a time that cannot be read: never', () => {
     expect(stampedBefore('2025-01-15T11:00:00Z', undefined)).toBe(false);
     expect(stampedBefore('yesterday', date)).toBe(false);
+  });
+});
+
+describe("timesInOrderPerTask: a task's records never go back, within a bounded memory", () => {
+  it("a time before the task's last is given that one; other tasks keep their own; a last record forgets the task", () => {
+    const inOrder = timesInOrderPerTask(10);
+    expect(inOrder(1, T0 + 5000, false)).toBe(T0 + 5000);
+    expect(inOrder(2, T0 + 1000, false)).toBe(T0 + 1000); // another task: its own time
+    expect(inOrder(1, T0 + 2000, false)).toBe(T0 + 5000);
+    expect(inOrder(1, T0 + 3000, true)).toBe(T0 + 5000); // its last record, and then forgotten
+    expect(inOrder(1, T0, false)).toBe(T0);
+  });
+
+  it('remembers at most `remember` tasks, the one seen least recently forgotten first', () => {
+    const inOrder = timesInOrderPerTask(2);
+    inOrder(1, T0 + 5000, false);
+    inOrder(2, T0 + 5000, false);
+    inOrder(1, T0 + 6000, false); // task 1 seen again: task 2 is now the least recent
+    inOrder(3, T0 + 5000, false); // a third task: task 2 forgotten
+    expect(inOrder(1, T0, false)).toBe(T0 + 6000);
+    expect(inOrder(3, T0, false)).toBe(T0 + 5000);
+    expect(inOrder(2, T0, false)).toBe(T0);
   });
 });

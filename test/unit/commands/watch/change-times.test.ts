@@ -64,8 +64,13 @@ describe('watch: times', () => {
 
   it('a status that changes to running while watched is stamped with the service time for it', async () => {
     const queued = { ...task(0, 'pending'), started_at: undefined };
-    const { times: stamps } = await times('table', api([queued, task(0), task(3, 'completed')]));
-    expect(stamps).toEqual([isoSeconds(T0), STARTED, COMPLETED]);
+    const started = isoSeconds(T0 + 1000); // a second after it was seen queued
+    const running = { ...task(0), started_at: started };
+    const { times: stamps } = await times(
+      'table',
+      api([queued, running, { ...task(3, 'completed'), started_at: started }]),
+    );
+    expect(stamps).toEqual([isoSeconds(T0), started, COMPLETED]);
   });
 
   it('each event has the same time in human lines, tsv rows and ndjson events', async () => {
@@ -111,6 +116,31 @@ describe('watch: times', () => {
     const { times: stamps } = await times('tsv', mock);
     const seen = stamps.slice(0, -1).map((at) => Date.parse(at));
     for (let i = 1; i < seen.length; i++) expect(seen[i], stamps.join(' ')).toBeGreaterThanOrEqual(seen[i - 1] ?? 0);
+  });
+
+  it('a task the service reports going back (processing, then pending): its pending row is not stamped before its last', async () => {
+    const pending = { ...task(0, 'pending'), started_at: undefined };
+    const { times: stamps } = await times('tsv', api([task(1), pending, task(3, 'completed')]));
+    // Pending's own time is its created_at, an hour before the row above it: the row keeps the time of that one.
+    expect(stamps).toEqual([isoSeconds(T0), isoSeconds(T0), COMPLETED]);
+  });
+
+  it("a status at the service's own time never before the task's progress row seen just before it", async () => {
+    const date = { date: new Date(T0 - 1000).toUTCString() }; // a second behind: within 2 s, the times seen are as is
+    const completedThere = new Date(T0 - 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const mock = () => {
+      const answers = mockApi();
+      for (const body of [task(1), task(2), { ...task(3, 'completed'), completed_at: completedThere }])
+        answers.reply('GET', '/tasks/7', 200, { success: true, data: body }, { headers: date });
+      return answers;
+    };
+    // The completion keeps the time of the row before it, in every format (ndjson: the first record and the last).
+    for (const format of ['table', 'tsv', 'ndjson']) {
+      const { times: stamps } = await times(format, mock());
+      expect(stamps, format).toEqual(
+        format === 'ndjson' ? [isoSeconds(T0), isoSeconds(T0)] : [isoSeconds(T0), isoSeconds(T0), isoSeconds(T0)],
+      );
+    }
   });
 
   it("a clock within 2 s of this one is not corrected: the times seen are this machine's", async () => {
