@@ -301,7 +301,7 @@ function readLines(
   wanted = Infinity,
   onRecord?: (record: unknown) => void,
 ): { records: unknown[]; size: number; goodBytes: number } | undefined {
-  const lines = new LineParser(onRecord);
+  const lines = new LineParser(onRecord, wanted);
   // Never "move it away": a job started again in its place would send every chunk again.
   const tooLargeHint =
     'Keep it: it is the record of what the job sent, and sending its chunks again pays twice. Its tasks are on the service (taskctl list).';
@@ -341,7 +341,7 @@ const GLANCE_FIRST_BYTES = 4 * 1024 * 1024;
  * is then no `done` record). Refuses what `readJournalRecords` refuses, by the same words.
  */
 export function glanceJournal(path: string): { first: unknown; last: unknown; empty: boolean } | undefined {
-  const lines = new LineParser();
+  const lines = new LineParser(undefined, 1);
   let read = 0;
   const onPiece = (piece: Buffer) => {
     read += piece.length;
@@ -642,10 +642,14 @@ class LineParser {
   private goodBytes = 0;
   private lineNumber = 0;
 
-  /** Reads the lines `piece` ends; the number of records so far. */
+  /** Reads the lines `piece` ends, none past the `wanted`th record; the number of records so far. */
   add(piece: Buffer): number {
     let from = 0;
-    for (let end = piece.indexOf(LINE_BREAK); end !== -1; end = piece.indexOf(LINE_BREAK, from)) {
+    for (
+      let end = piece.indexOf(LINE_BREAK);
+      end !== -1 && this.count < this.wanted;
+      end = piece.indexOf(LINE_BREAK, from)
+    ) {
       const part = piece.subarray(from, end);
       this.line(this.partial.length === 0 ? part : Buffer.concat([...this.partial, part]));
       this.partial = [];
@@ -657,8 +661,14 @@ class LineParser {
     return this.count;
   }
 
-  /** `onRecord`: each record is handed on as read, not kept (`end` then gives none). */
-  constructor(private readonly onRecord: (record: unknown) => void = (record) => this.records.push(record)) {}
+  /**
+   * `onRecord`: each record is handed on as read, not kept (`end` then gives none). `wanted`: the records read, the
+   * lines after them left unparsed (a glance at a journal's first record parses none of the lines its piece also holds).
+   */
+  constructor(
+    private readonly onRecord: (record: unknown) => void = (record) => this.records.push(record),
+    private readonly wanted = Infinity,
+  ) {}
 
   end(): { records: unknown[]; size: number; goodBytes: number } {
     const bomOnly = this.lineNumber === 0 && Buffer.concat(this.partial).subarray(0, UTF8_BOM.length).equals(UTF8_BOM);

@@ -22,7 +22,7 @@ import {
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   glanceJournal,
   JournalFile,
@@ -357,6 +357,21 @@ describe('the lines of a journal, as bytes', () => {
     writeFileSync(path, job);
     expect(glanceJournal(path)).toMatchObject({ last: { type: 'job' }, empty: false });
     expect(glanceJournal(join(dir, 'none.jsonl'))).toBeUndefined();
+  });
+
+  it('glanceJournal parses the first line and the last, none of the lines between them in the piece it reads', () => {
+    // Every create glances at every journal of its state directory (core/submit/same-work.ts): a small journal's
+    // lines all sit in the first piece, and only its first and last are wanted.
+    const path = join(dir, 'job.jsonl');
+    const sends = Array.from({ length: 20 }, (_, i) => `{"type":"send","chunk":${i + 1}}\n`).join('');
+    writeFileSync(path, `${job}${sends}{"type":"done"}\n`);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(glanceJournal(path)).toMatchObject({ first: { type: 'job' }, last: { type: 'done' } });
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('journalHolds finds a marker anywhere in the bytes, across the pieces they are read in', () => {
