@@ -278,24 +278,42 @@ export function otherTaskError(asked: number, answered: number): UnavailableErro
 /** Why a body could not be read as JSON: cut off, nested too deep, empty, or something else (an HTML page...). */
 export type UnreadableReason = 'truncated' | 'too deep' | 'empty' | 'not JSON';
 
-/** The message for a body that is not usable JSON, in plain words. */
-export function nonJsonDetail(status: number, contentType: string | undefined, why: UnreadableReason): string {
+/** What an answer's headers say of its body, as sent: its Content-Type and Content-Encoding. */
+export interface BodyHeaders {
+  contentType?: string | undefined;
+  contentEncoding?: string | undefined;
+}
+
+/** A header's value in a message: server text, so inert and one line (lib/sanitize.ts), and cut short. */
+function headerWords(value: string): string {
+  return neutralise(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+}
+
+/**
+ * The message for a body that is not usable JSON, in plain words. A body in a Content-Encoding (gzip, br, …) is one
+ * taskctl did not ask for (it sends no Accept-Encoding) and does not decode: said so, with the encoding, since its bytes
+ * would otherwise read as "not JSON" of a content type that may well say JSON (docs/behaviour.md#error-mapping).
+ */
+export function nonJsonDetail(status: number, body: BodyHeaders, why: UnreadableReason): string {
   if (why === 'truncated') return `the response was cut off (truncated JSON, HTTP ${status})`;
   if (why === 'too deep') return `the response is nested deeper than ${MAX_DEPTH_TEXT} levels (HTTP ${status})`;
   if (why === 'empty') return `the server answered HTTP ${status} with an empty body`;
-  const type = contentType?.split(';')[0]?.trim() || 'no content type';
-  return `the server answered HTTP ${status} with a body that is not JSON (${type})`;
+  const encoding = body.contentEncoding?.trim();
+  if (encoding && encoding.toLowerCase() !== 'identity')
+    return `the server answered HTTP ${status} with an encoded body taskctl did not ask for and does not decode (Content-Encoding: ${headerWords(encoding)})`;
+  const type = body.contentType?.split(';')[0]?.trim() || 'no content type';
+  return `the server answered HTTP ${status} with a body that is not JSON (${headerWords(type)})`;
 }
 
 /** A 2xx body that is not usable JSON. */
 export function nonJsonResponseError(
   endpoint: string,
   status: number,
-  contentType: string | undefined,
+  body: BodyHeaders,
   why: UnreadableReason,
 ): UnavailableError {
   return new MalformedResponseError(
-    `${requestLabel(endpoint)}: ${nonJsonDetail(status, contentType, why)}`,
+    `${requestLabel(endpoint)}: ${nonJsonDetail(status, body, why)}`,
     MALFORMED_ANSWER_HINT,
   );
 }

@@ -33,6 +33,7 @@ import {
   outcomeUnknownError,
   redirectError,
   requestLabel,
+  type BodyHeaders,
   type UnreadableReason,
 } from './api-errors.js';
 import type { StreamedJson } from './json-stream.js';
@@ -816,6 +817,14 @@ export function judgeFailure<T>(ctx: JudgeContext, ex: FailureExchange, attempt:
   return { ...base, fail: (end) => networkError(ctx, ex, failure, end) };
 }
 
+/** What the answer's headers say of its body, for the message when it cannot be read. */
+function bodyHeaders(headers: ResponseHeaders): BodyHeaders {
+  return {
+    contentType: headerValue(headers, 'content-type'),
+    contentEncoding: headerValue(headers, 'content-encoding'),
+  };
+}
+
 /** `taskctl api` shows any 2xx body, except one that claims to be JSON and is cut off or is not JSON. */
 function rawBodyAcceptable(why: UnreadableReason, contentType: string | undefined): boolean {
   return why === 'empty' || why === 'too deep' || !/json/i.test(contentType ?? '');
@@ -945,8 +954,9 @@ function judgeAnswer<T>(
         const doubt = `${words.words}, ${words.particulars}`;
         return { failure: 'cut-off', fail, why: `${why}, cut off`, words: CUT_OFF_WORDS, doubt };
       }
-      const error = nonJsonResponseError(ctx.endpoint, status, contentType, unreadable);
-      const doubt = nonJsonDetail(status, contentType, unreadable);
+      const answer = bodyHeaders(headers);
+      const error = nonJsonResponseError(ctx.endpoint, status, answer, unreadable);
+      const doubt = nonJsonDetail(status, answer, unreadable);
       return { failure: 'unreadable', fail: () => error, why, words: UNREADABLE_WORDS, doubt };
     }
     const parsed = schema.safeParse(json.ok ? json.value : undefined);
@@ -971,11 +981,10 @@ function judgeError(
   const body: ApiErrorBody | undefined = errorBody?.success
     ? { code: errorBody.data.code, message: ctx.scrub(errorBody.data.message) }
     : undefined;
-  const contentType = headerValue(headers, 'content-type');
   const limited = classifyApiError(status, body?.code) === 'rateLimited';
   // A 429 is the rate limit whatever its body (the contract leaves its content type open): said as one.
   const detailOption =
-    unreadable === undefined || limited ? {} : { detail: nonJsonDetail(status, contentType, unreadable) };
+    unreadable === undefined || limited ? {} : { detail: nonJsonDetail(status, bodyHeaders(headers), unreadable) };
   const now = ctx.now();
   const date = headerValue(headers, 'date');
   const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);

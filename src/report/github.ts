@@ -122,10 +122,61 @@ export function githubSummary(tasks: readonly Task[], options: GithubReportOptio
   return `${lines.join('\n')}\n\n`;
 }
 
+/** One `::error` annotation: its title and message, before escaping. */
+interface Annotation {
+  title: string;
+  message: string;
+}
+
+/** A kind of annotation, and how the overflow warning names those of its kind that did not fit. */
+interface AnnotationKind {
+  /** A task's annotations of this kind, in order: none, one, or one per failed item. */
+  of: (task: Task) => Annotation[];
+  /** The warning's words for `count` annotations of this kind not shown. */
+  notShown: (count: number) => string;
+  /** The command that shows what a task's hidden annotations would have said; none for a failed task. */
+  where?: (id: number) => string;
+}
+
+/**
+ * The one place the limit applies: the kinds' annotations in order (each kind over all tasks) as `::error` commands
+ * while fewer than `limit` are written; past it, each is counted against its kind and task, and one `::warning` says
+ * how many of each kind were left out and, unless `see` drops it (a one-off sandbox), where to see them.
+ */
+function annotateWithin(
+  tasks: readonly Task[],
+  kinds: readonly AnnotationKind[],
+  limit: number,
+  see: (command: string) => string,
+): string[] {
+  const lines: string[] = [];
+  const left = kinds.map((kind) => ({ kind, byTask: new Map<number, number>() }));
+  for (const { kind, byTask } of left) {
+    for (const task of tasks) {
+      for (const { title, message } of kind.of(task)) {
+        if (lines.length < limit) lines.push(`::error title=${escapeProperty(title)}::${escapeData(message)}`);
+        else byTask.set(task.id, (byTask.get(task.id) ?? 0) + 1);
+      }
+    }
+  }
+  const hidden = left.filter(({ byTask }) => byTask.size > 0);
+  if (hidden.length === 0) return lines;
+  const what = hidden
+    .map(({ kind, byTask }) => kind.notShown([...byTask.values()].reduce((a, b) => a + b, 0)))
+    .join(' and ');
+  const where = hidden
+    .flatMap(({ kind, byTask }) => (kind.where === undefined ? [] : [...byTask.keys()].map(kind.where)))
+    .join('; ');
+  lines.push(
+    `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? see(where) : ''}`)}`,
+  );
+  return lines;
+}
+
 /**
  * `::error` commands: failed tasks first, then one for each finished task that does not list all its items (how many,
- * as JUnit's `items_not_listed` testcase), then failed items, at most MAX_ERROR_ANNOTATIONS; the rest as one
- * `::warning` with their count and where to see them.
+ * as JUnit's `items_not_listed` testcase), then one for each task whose counts disagree with its items, then failed
+ * items, at most MAX_ERROR_ANNOTATIONS; the rest as one `::warning` with their count and where to see them.
  */
 export function githubAnnotations(
   tasks: readonly Task[],
@@ -133,79 +184,55 @@ export function githubAnnotations(
   options: GithubReportOptions = {},
 ): string[] {
   const see = (command: string) => (options.ephemeral ? '' : `. See: ${command}`);
-  const errors: string[] = [];
-  let hiddenTasks = 0;
-  for (const task of tasks) {
-    if (!ended(task)) continue;
-    if (errors.length >= limit) {
-      hiddenTasks++;
-      continue;
-    }
-    const title = `taskctl: task ${task.id} ${task.status} (${task.service})`;
-    errors.push(
-      `::error title=${escapeProperty(title)}::${escapeData(`${task.error_message ?? 'no reason given'}${see(`taskctl show ${task.id}`)}`)}`,
-    );
-  }
   // Never seen is not a success (the summary counts them failed); what the service sent is `show -o json`, as the
   // wait's hint says: `--items-status failed` lists none of them.
-  const unlistedHidden: number[] = [];
-  for (const task of tasks) {
-    const unlisted = unlistedItems(task);
-    if (unlisted === undefined) continue;
-    if (errors.length >= limit) {
-      unlistedHidden.push(task.id);
-      continue;
-    }
-    const what = `${counted(unlisted.count, 'item')} not listed`;
-    const one = unlisted.count === 1;
-    const why = `the ${formatCount(unlisted.count)} not listed ${one ? 'was' : 'were'} never seen, so ${one ? 'it counts' : 'they count'} as failed`;
-    errors.push(
-      `::error title=${escapeProperty(`taskctl: task ${task.id} has ${what} (${task.service})`)}::${escapeData(`${unlisted.note}; ${why}${see(`taskctl show ${task.id} -o json`)}`)}`,
-    );
-  }
-  const contradictedHidden: number[] = [];
-  for (const task of tasks) {
-    const contradiction = itemsContradictionNote(task);
-    if (contradiction === undefined) continue;
-    if (errors.length >= limit) {
-      contradictedHidden.push(task.id);
-      continue;
-    }
-    const title = `taskctl: task ${task.id} counts disagree (${task.service})`;
-    errors.push(
-      `::error title=${escapeProperty(title)}::${escapeData(`${contradiction}${see(`taskctl show ${task.id} -o json`)}`)}`,
-    );
-  }
-  const moreBy = new Map<number, number>();
-  for (const task of tasks) {
-    for (const item of notCompleted(task)) {
-      if (errors.length >= limit) {
-        moreBy.set(task.id, (moreBy.get(task.id) ?? 0) + 1);
-        continue;
-      }
-      const title = `taskctl: task ${task.id} item ${item.status} (${task.service})`;
-      errors.push(
-        `::error title=${escapeProperty(title)}::${escapeData(`${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`)}`,
-      );
-    }
-  }
-  const hiddenItems = [...moreBy.values()].reduce((a, b) => a + b, 0);
-  if (hiddenTasks + unlistedHidden.length + contradictedHidden.length + hiddenItems > 0) {
-    const where = [
-      ...[...unlistedHidden, ...contradictedHidden].map((id) => `taskctl show ${id} -o json`),
-      ...[...moreBy.keys()].map((id) => `taskctl show ${id} --items-status failed`),
-    ].join('; ');
-    const what = [
-      hiddenTasks ? counted(hiddenTasks, 'failed task') : '',
-      unlistedHidden.length ? `${counted(unlistedHidden.length, 'task')} with items not listed` : '',
-      contradictedHidden.length ? `${counted(contradictedHidden.length, 'task')} whose counts disagree` : '',
-      hiddenItems ? counted(hiddenItems, 'failed item') : '',
-    ]
-      .filter(Boolean)
-      .join(' and ');
-    errors.push(
-      `::warning title=${escapeProperty('taskctl: more failures')}::${escapeData(`${what} not annotated (GitHub shows ${limit} error annotations per step)${where ? see(where) : ''}`)}`,
-    );
-  }
-  return errors;
+  const asSent = (id: number) => `taskctl show ${id} -o json`;
+  const failedTasks: AnnotationKind = {
+    of: (task) =>
+      ended(task)
+        ? [
+            {
+              title: `taskctl: task ${task.id} ${task.status} (${task.service})`,
+              message: `${task.error_message ?? 'no reason given'}${see(`taskctl show ${task.id}`)}`,
+            },
+          ]
+        : [],
+    notShown: (count) => counted(count, 'failed task'),
+  };
+  const notListed: AnnotationKind = {
+    of: (task) => {
+      const unlisted = unlistedItems(task);
+      if (unlisted === undefined) return [];
+      const what = `${counted(unlisted.count, 'item')} not listed`;
+      const one = unlisted.count === 1;
+      const why = `the ${formatCount(unlisted.count)} not listed ${one ? 'was' : 'were'} never seen, so ${one ? 'it counts' : 'they count'} as failed`;
+      return [
+        {
+          title: `taskctl: task ${task.id} has ${what} (${task.service})`,
+          message: `${unlisted.note}; ${why}${see(asSent(task.id))}`,
+        },
+      ];
+    },
+    notShown: (count) => `${counted(count, 'task')} with items not listed`,
+    where: asSent,
+  };
+  const contradicted: AnnotationKind = {
+    of: (task) =>
+      [itemsContradictionNote(task) ?? []].flat().map((contradiction) => ({
+        title: `taskctl: task ${task.id} counts disagree (${task.service})`,
+        message: `${contradiction}${see(asSent(task.id))}`,
+      })),
+    notShown: (count) => `${counted(count, 'task')} whose counts disagree`,
+    where: asSent,
+  };
+  const failedItems: AnnotationKind = {
+    of: (task) =>
+      notCompleted(task).map((item) => ({
+        title: `taskctl: task ${task.id} item ${item.status} (${task.service})`,
+        message: `${item.target}: ${errorText(item.error) ?? `item ${item.status}`}`,
+      })),
+    notShown: (count) => counted(count, 'failed item'),
+    where: (id) => `taskctl show ${id} --items-status failed`,
+  };
+  return annotateWithin(tasks, [failedTasks, notListed, contradicted, failedItems], limit, see);
 }

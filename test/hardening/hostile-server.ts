@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { task } from './task-json.js';
 
 export type HostileMode =
@@ -32,6 +33,11 @@ export type HostileMode =
   | 'missing'
   /** Every request: 502 with an HTML page (a gateway in front of a service that is down). */
   | 'bad-gateway'
+  /**
+   * A proxy that compresses unasked: 200, the balance gzipped, `Content-Encoding: gzip` and a C1 CSI (a latin1 byte
+   * HTTP allows in a header value).
+   */
+  | 'gzip'
   /** Every request: 429 `rate_limited` with `Retry-After: 1`. */
   | 'limited'
   /** Every request: 302 to the same path (a redirect loop). */
@@ -223,6 +229,17 @@ export async function hostileServer(options: { dripMs?: number; longItems?: numb
         res.writeHead(502, { 'Content-Type': 'text/html', ...RATE_HEADERS });
         res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
         return;
+      case 'gzip': {
+        const body = gzipSync(JSON.stringify({ success: true, data: { balance: 1, currency: 'coins' } }));
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Content-Encoding': 'gzip\u009b31m',
+          'Content-Length': String(body.length),
+          ...RATE_HEADERS,
+        });
+        res.end(body);
+        return;
+      }
       case 'limited':
         send(
           res,

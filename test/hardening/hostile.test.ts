@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, hostile-server rows (test/README.md, H1–H20): a service that drips, floods, nests, pages forever,
+ * Hardening matrix, hostile-server rows (test/README.md, H1–H21): a service that drips, floods, nests, pages forever,
  * refuses with unknown codes and sends escape sequences. Every row runs `main()` in-process against the same server (on
  * a virtual clock, but for the request budget's rows, whose cut is a real timer); peak RSS and wall time are measured
  * per cell by `scripts/hostile-matrix.ts`.
@@ -226,6 +226,17 @@ describe.concurrent('hostile server (in-process)', () => {
     expect(r.code, r.stderr).toBe(ExitCode.unavailable);
     expect(r.stderr).toContain(`error: ${label}: unexpected response from the server ((body): should be an object`);
     expectPlainError(r.stderr);
+  });
+
+  it('H21 a body gzipped unasked (a proxy): exit 8 naming the encoding as sent, inert, not resent', async () => {
+    const before = server.counts.get('gzip') ?? 0;
+    const r = await runTaskctl(['balance'], { env: envFor('gzip') });
+    expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+    expect(r.stderr).toMatch(
+      /^error: reading the balance: the server answered HTTP 200 with an encoded body taskctl did not ask for and does not decode \(Content-Encoding: gzip\\u009b31m\)\n/,
+    );
+    expectPlainError(r.stderr);
+    expect(server.counts.get('gzip')).toBe(before + 1);
   });
 
   it('H12 `show 99999` of a task the server does not have: "task 99999 was not found", exit 5', async () => {

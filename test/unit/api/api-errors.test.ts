@@ -143,10 +143,30 @@ describe('malformed and non-JSON bodies', () => {
   });
 
   it('describes a non-JSON body with its content type', () => {
-    expect(nonJsonResponseError('GET /balance', 502, 'text/html; charset=utf-8', 'not JSON').message).toBe(
-      'reading the balance: the server answered HTTP 502 with a body that is not JSON (text/html)',
+    expect(
+      nonJsonResponseError('GET /balance', 502, { contentType: 'text/html; charset=utf-8' }, 'not JSON').message,
+    ).toBe('reading the balance: the server answered HTTP 502 with a body that is not JSON (text/html)');
+    expect(nonJsonResponseError('GET /balance', 200, {}, 'not JSON').message).toMatch(/\(no content type\)$/);
+  });
+
+  it('names a Content-Encoding instead (not identity), as sent, the content type then left out', () => {
+    const encoded = (contentEncoding: string) =>
+      nonJsonResponseError('GET /balance', 200, { contentType: 'application/json', contentEncoding }, 'not JSON')
+        .message;
+    expect(encoded('gzip, br')).toBe(
+      'reading the balance: the server answered HTTP 200 with an encoded body taskctl did not ask for and does not decode (Content-Encoding: gzip, br)',
     );
-    expect(nonJsonResponseError('GET /balance', 200, undefined, 'not JSON').message).toMatch(/\(no content type\)$/);
+    expect(encoded(' Identity ')).toMatch(/a body that is not JSON \(application\/json\)$/);
+    // An empty body is empty, whatever its encoding.
+    expect(nonJsonResponseError('GET /balance', 200, { contentEncoding: 'gzip' }, 'empty').message).toMatch(
+      /with an empty body$/,
+    );
+  });
+
+  it('keeps the content type inert, as other server text', () => {
+    expect(nonJsonResponseError('GET /balance', 200, { contentType: 'text/\u001b[2Jhtml' }, 'not JSON').message).toBe(
+      'reading the balance: the server answered HTTP 200 with a body that is not JSON (text/\\x1b[2Jhtml)',
+    );
   });
 
   it('names the redirect target', () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Dispatcher, MockAgent } from 'undici';
 import { createApiClient } from '../../../src/api/client.js';
 import {
@@ -559,6 +560,60 @@ describe('GET: malformed bodies are exit 8 and not resent', () => {
     expect((await failure(client.getBalance())).message).toBe(
       'reading the balance: the server answered HTTP 200 with a body that is not JSON (text/html)',
     );
+  });
+});
+
+describe('GET: a body in an encoding taskctl did not ask for (it sends no Accept-Encoding)', () => {
+  const BALANCE_JSON = ok({ balance: 1, currency: 'coins' });
+
+  it('gzipped JSON is not read as JSON: the message names the encoding (identity is none), not resent', async () => {
+    setup();
+    pool.intercept(balancePath).reply(200, gzipSync(BALANCE_JSON), {
+      headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' },
+    });
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.exitCode).toBe(ExitCode.unavailable);
+    expect(error.message).toBe(
+      'reading the balance: the server answered HTTP 200 with an encoded body taskctl did not ask for and does not decode (Content-Encoding: gzip)',
+    );
+    expect(clock.sleeps).toEqual([]);
+    // `identity` is no encoding: the body is said to be not JSON, as without the header.
+    pool.intercept(balancePath).reply(200, '<html>Login</html>', {
+      headers: { 'content-type': 'text/html', 'content-encoding': 'identity' },
+    });
+    expect((await failure(client.getBalance())).message).toBe(
+      'reading the balance: the server answered HTTP 200 with a body that is not JSON (text/html)',
+    );
+  });
+
+  it('a 502 in br, resent as a 502 is, then named with its encoding', async () => {
+    setup();
+    pool
+      .intercept(balancePath)
+      .reply(502, brotliCompressSync('<html>Bad gateway</html>'), {
+        headers: { 'content-type': 'text/html', 'content-encoding': 'br' },
+      })
+      .times(4);
+    const { client } = makeClient(agent);
+    expect((await failure(client.getBalance())).message).toBe(
+      'reading the balance: the server answered HTTP 502 with an encoded body taskctl did not ask for and does not decode (Content-Encoding: br) after 4 attempts',
+    );
+  });
+
+  it('the header is server text: inert in the message, and cut short', async () => {
+    setup();
+    const hostile = `gzip\u001b]0;pwned\u0007\u009b31m\u202e${'x'.repeat(100)}`;
+    pool.intercept(balancePath).reply(200, gzipSync(BALANCE_JSON), {
+      headers: { ...JSON_HEADERS, 'content-encoding': hostile },
+    });
+    const { client } = makeClient(agent);
+    const { message } = await failure(client.getBalance());
+    // Header values are read as latin1 (as undici reads the wire): U+009B arrives as its UTF-8 bytes, a C1 among them.
+    expect(message).toMatch(/\(Content-Encoding: gzip\\x1b\]0;pwned\\x07Â\\u009b31m.*x+…\)$/);
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(message.length).toBeLessThan(220);
   });
 });
 

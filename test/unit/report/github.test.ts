@@ -276,3 +276,51 @@ describe('github report: counts that say worse than the items', () => {
     );
   });
 });
+
+describe('githubAnnotations: every kind past the limit at once', () => {
+  const failedItems = (id: number, count: number) =>
+    task(
+      id,
+      'completed',
+      Array.from({ length: count }, (_, i): [string, string, string] => [`fail-${id}-${i}.com`, 'failed', 'x']),
+    );
+  const unlisted = (id: number): Task => ({ ...task(id, 'completed', [['a.com', 'completed']]), total_items: 5 });
+  const contradicted = task(4, 'completed', [['a.com', 'completed']], { completed_items: 0, failed_items: 1 });
+  // Given out of kind order: the annotations go by kind (failed tasks, items not listed, counts that disagree, failed
+  // items), each kind in the tasks' order.
+  const tasks = [
+    failedItems(7, 3),
+    unlisted(6),
+    task(2, 'failed', [], { error_message: 'broke a' }),
+    contradicted,
+    unlisted(8),
+    task(3, 'failed', [], { error_message: 'broke b' }),
+    failedItems(9, 2),
+  ];
+
+  it('a limit inside the failed tasks: one warning counting each kind, naming where to look but for failed tasks', () => {
+    expect(githubAnnotations(tasks, 1)).toEqual([
+      '::error title=taskctl%3A task 2 failed (domain_check_availability)::broke a. See: taskctl show 2',
+      '::warning title=taskctl%3A more failures::1 failed task and 2 tasks with items not listed and 1 task whose counts disagree and 5 failed items not annotated (GitHub shows 1 error annotations per step). See: taskctl show 6 -o json; taskctl show 8 -o json; taskctl show 4 -o json; taskctl show 7 --items-status failed; taskctl show 9 --items-status failed',
+    ]);
+  });
+
+  it('a limit inside the items not listed, then inside the failed items', () => {
+    expect(githubAnnotations(tasks, 3)).toEqual([
+      '::error title=taskctl%3A task 2 failed (domain_check_availability)::broke a. See: taskctl show 2',
+      '::error title=taskctl%3A task 3 failed (domain_check_availability)::broke b. See: taskctl show 3',
+      '::error title=taskctl%3A task 6 has 4 items not listed (domain_check_availability)::task 6 lists 1 of its 5 items; the 4 not listed were never seen, so they count as failed. See: taskctl show 6 -o json',
+      '::warning title=taskctl%3A more failures::1 task with items not listed and 1 task whose counts disagree and 5 failed items not annotated (GitHub shows 3 error annotations per step). See: taskctl show 8 -o json; taskctl show 4 -o json; taskctl show 7 --items-status failed; taskctl show 9 --items-status failed',
+    ]);
+    expect(githubAnnotations(tasks, 7)).toEqual([
+      '::error title=taskctl%3A task 2 failed (domain_check_availability)::broke a. See: taskctl show 2',
+      '::error title=taskctl%3A task 3 failed (domain_check_availability)::broke b. See: taskctl show 3',
+      '::error title=taskctl%3A task 6 has 4 items not listed (domain_check_availability)::task 6 lists 1 of its 5 items; the 4 not listed were never seen, so they count as failed. See: taskctl show 6 -o json',
+      '::error title=taskctl%3A task 8 has 4 items not listed (domain_check_availability)::task 8 lists 1 of its 5 items; the 4 not listed were never seen, so they count as failed. See: taskctl show 8 -o json',
+      "::error title=taskctl%3A task 4 counts disagree (domain_check_availability)::task 4: the service's counts disagree with its items: completed_items 0, failed_items 1, but its items show 1 completed, 0 failed; taken as 0/1, 1 failed (a success only if both say so). See: taskctl show 4 -o json",
+      '::error title=taskctl%3A task 7 item failed (domain_check_availability)::fail-7-0.com: x',
+      '::error title=taskctl%3A task 7 item failed (domain_check_availability)::fail-7-1.com: x',
+      '::warning title=taskctl%3A more failures::3 failed items not annotated (GitHub shows 7 error annotations per step). See: taskctl show 7 --items-status failed; taskctl show 9 --items-status failed',
+    ]);
+  });
+});
