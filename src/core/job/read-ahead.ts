@@ -17,7 +17,10 @@ export interface ReadAheadLimits {
   bytes: number;
 }
 
-/** Four answers of the 64 MiB body cap would be 256 MiB: a budget in bytes keeps large tasks to one at a time. */
+/**
+ * `show --job`'s, and a create's or retry's reading the tasks of the job it took (submit/taken-tasks.ts). Four answers
+ * of the 64 MiB body cap would be 256 MiB: a budget in bytes keeps large tasks to one at a time.
+ */
 export const SHOW_READ_AHEAD: ReadAheadLimits = { tasks: 4, bytes: 16 * 1024 * 1024 };
 
 /**
