@@ -28,6 +28,7 @@ import { isoSeconds } from '../../output/times.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
+import { withItemCounts } from '../follow/item-counts.js';
 import { tasksOnService, tasksSinceCommand } from '../job/removed-place.js';
 import { createOne, listHint, notLookedAt } from './send.js';
 import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
@@ -661,11 +662,19 @@ class TaskOutput {
     );
   }
 
-  /** `task`: as created, reused or taken; a bare id (a taken task with -q, not read) is printed only with -q. */
+  /**
+   * `task`: as created, reused or taken; a bare id (a taken task with -q, not read) is printed only with -q. A table
+   * holds its rows until it is drawn and shows a task's item counts, never its items: it holds the task without them
+   * (follow/item-counts.ts), so what it holds follows the tasks, not their answers (json and ndjson print the items).
+   */
   write(task: Task | number): void {
     if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(typeof task === 'number' ? task : task.id));
     else if (typeof task === 'number') return;
-    else if (this.unwaited) this.created.push(task);
+    else this.print(this.ctx.printer.format === 'table' ? withItemCounts(task) : task);
+  }
+
+  private print(task: Task): void {
+    if (this.unwaited) this.created.push(task);
     else if (this.singleObject) this.first ??= task;
     else if (this.held) this.held.push(task);
     else this.out?.write([task]);
