@@ -14,7 +14,7 @@ import { jobIdOf, jobStore, journalOf } from './registry.js';
 import { requireJobAccount } from './job-account.js';
 import { chunkList, JobFold } from '../submit/journal-records.js';
 import { checkChunkTask, goneChunkTask, jobChunks, type CreatedChunk, type JobChunk } from './job-chunks.js';
-import { answerBytes, readAhead, type ReadAheadLimits } from './read-ahead.js';
+import { answerBytes, rateBudgetAllows, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
@@ -253,12 +253,7 @@ export async function* jobTasks(
     }
   };
   const sizes = { items: (chunk: CreatedChunk) => chunk.items, bytes: answerBytes };
-  // A stated budget with a request left for one more read beyond those under way (none stated: the limiter invents none).
-  const budgetAllows = (reading: number) => {
-    const budget = api.rateLimiter.snapshot();
-    return budget === undefined || budget.remaining > reading;
-  };
-  for await (const { unit: chunk, answer: task } of readAhead(job.created, read, sizes, ahead, budgetAllows)) {
+  for await (const { unit: chunk, answer: task } of readAhead(job.created, read, sizes, ahead, rateBudgetAllows(api))) {
     checkChunkTask(job, chunk, task);
     yield { chunk, task };
   }

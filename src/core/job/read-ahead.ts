@@ -6,6 +6,7 @@
  * size is known yet), and so is an answer larger than the whole budget. Every read goes through the one client, so the
  * rate limiter (api/rate-limit.ts) decides when each is sent: reading ahead never sends past the stated budget.
  */
+import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 
 /** How far ahead `show --job` reads. */
@@ -16,7 +17,10 @@ export interface ReadAheadLimits {
   bytes: number;
 }
 
-/** Four answers of the 64 MiB body cap would be 256 MiB: a budget in bytes keeps large tasks to one at a time. */
+/**
+ * `show --job`'s, and a create's or retry's reading the tasks of the job it took (submit/taken-tasks.ts). Four answers
+ * of the 64 MiB body cap would be 256 MiB: a budget in bytes keeps large tasks to one at a time.
+ */
 export const SHOW_READ_AHEAD: ReadAheadLimits = { tasks: 4, bytes: 16 * 1024 * 1024 };
 
 /**
@@ -41,6 +45,17 @@ export function answerBytes(task: Task): number {
     } else bytes += 6;
   }
   return bytes;
+}
+
+/**
+ * `readAhead`'s `budgetAllows` for reads through `api`: a stated budget with a request left for one more read beyond
+ * those under way (none stated: the limiter invents none).
+ */
+export function rateBudgetAllows(api: Pick<ApiClient, 'rateLimiter'>): (reading: number) => boolean {
+  return (reading) => {
+    const budget = api.rateLimiter.snapshot();
+    return budget === undefined || budget.remaining > reading;
+  };
 }
 
 /** One read: its answer once it came, or its failure, kept until its turn; and the bytes it counts against the budget. */

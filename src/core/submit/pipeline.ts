@@ -5,10 +5,8 @@
  * the stages are the same with and without one.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { Task } from '../../api/schemas.js';
-import { CliError, interruptedBeforeSend, NotFoundError } from '../../errors.js';
-import type { Process, Prompts, Service, Store } from '../capabilities.js';
-import { idsOnly } from '../quiet.js';
+import { CliError, interruptedBeforeSend } from '../../errors.js';
+import type { Process, Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
 import { sendChunks } from './send-chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
@@ -16,6 +14,7 @@ import { dryRun } from './dry-run.js';
 import { pricePerItem } from './price.js';
 import { sendState } from './send.js';
 import { finishSubmission } from './summary.js';
+import { takenTasks } from './taken-tasks.js';
 import type { Batch, PipelineInput, PricedBatch, SendState, SubmitOptions, Submitter } from './types.js';
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
@@ -53,7 +52,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first,
     // printed as a create's task (`-q`: its id), as the chunks it settles before sending are.
     if (state) await settle(state);
-    if (state) state.taken = await takenTasks(ctx, api, input, state, options);
+    if (state) state.taken = takenTasks(ctx, input, state, options);
     const done = new Map(input.done);
     if (state?.settled?.length || state?.taken?.length)
       await sendChunks(ctx, api, { priced, done, state, input }, options);
@@ -63,7 +62,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   }
   const state = await beforeSending(() => sendState(ctx, api));
   await settle(state);
-  state.taken = await takenTasks(ctx, api, input, state, options);
+  state.taken = takenTasks(ctx, input, state, options);
   const { job, observer } = input;
   const kept = () => observer?.anyRecorded() === true;
   state.guard = balanceGuard(ctx, api, priced, balance, job && { ...job, kept });
@@ -107,39 +106,6 @@ async function priceBatches(
     priced.push({ service: batch.service, list, count, size, tasks, price, estimate: price * count });
   }
   return priced;
-}
-
-/**
- * A create or retry that took another job of the same work (`input.takes`): the tasks that job gave its chunks so far
- * (those settled now are printed as such, a chunk recorded lost has no task), in chunk order. With `-q` their ids; with
- * `--wait` none (the wait prints every task of the job); else each read, to be printed as a reused task is (one the
- * service no longer has is left out: the `--job` commands name it).
- */
-async function takenTasks(
-  ctx: Pick<Service, 'globals'>,
-  api: ApiClient,
-  input: PipelineInput,
-  state: SendState,
-  options: SubmitOptions,
-): Promise<Array<Task | number>> {
-  if (input.takes !== true || input.done === undefined) return [];
-  const settled = new Set((state.settled ?? []).map((task) => task.id));
-  const lost = new Set(input.observer?.lostChunks?.() ?? []);
-  const ids = [...input.done.entries()]
-    .filter(([chunk, done]) => !lost.has(chunk) && !settled.has(done.task.id))
-    .sort(([a], [b]) => a - b)
-    .map(([, done]) => done.task.id);
-  if (idsOnly(ctx.globals)) return ids;
-  if (options.wait) return [];
-  const tasks: Task[] = [];
-  for (const id of ids) {
-    try {
-      tasks.push(await api.getTask(id));
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-  }
-  return tasks;
 }
 
 /**

@@ -28,10 +28,12 @@ import { isoSeconds } from '../../output/times.js';
 import type { OutputHold } from '../../output/stdout-guard.js';
 import type { RowStream } from '../../output/printer.js';
 import { ChunkProgress } from './chunk-progress.js';
+import { withItemCounts } from '../follow/item-counts.js';
 import { tasksOnService, tasksSinceCommand } from '../job/removed-place.js';
 import { createOne, listHint, notLookedAt } from './send.js';
 import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { taskHolders, unsureHint } from './settle.js';
+import { readTaken } from './taken-tasks.js';
 import {
   type Dispatch,
   type DoneChunk,
@@ -91,10 +93,14 @@ export async function sendChunks(
   const outcomes = new Map<number, Outcome>();
   const output = await TaskOutput.open(ctx, plan.priced.length === 1 && options.chunkSize === undefined, options);
   const progress = new ChunkProgress(ctx, total, reusedChunks(plan.done));
-  // A chunk in doubt this run settled has its task printed as a create's (`resume -q | taskctl wait -` waits for it).
-  for (const task of plan.state.settled ?? []) output.write(task);
-  // A job of the same work taken (a create or retry): its tasks are this run's, printed as a reused one is.
-  for (const task of plan.state.taken ?? []) output.write(task);
+  try {
+    await writeEarlier(ctx, api, plan.state, output);
+  } catch (error) {
+    progress.stop();
+    await output.abort();
+    output.release();
+    throw error;
+  }
   const tasks = () => plan.done.size + outcomes.size;
   const { job } = plan.input;
   let service = plan.priced[0]?.service ?? '';
@@ -195,6 +201,24 @@ export async function sendChunks(
   } finally {
     output.release();
   }
+}
+
+/**
+ * What this run has before sending, first on stdout: a chunk in doubt it settled has its task printed as a create's
+ * (`resume -q | taskctl wait -` waits for it); a job of the same work taken (a create or retry) has its tasks printed
+ * as a reused one is, each as it is read (taken-tasks.ts; `-q`: their ids, not read). A failed read (but a task the
+ * service no longer has, left out) ends the run after the tasks before it.
+ */
+async function writeEarlier(
+  ctx: Pick<Service, 'globals'>,
+  api: ApiClient,
+  state: SendState,
+  output: TaskOutput,
+): Promise<void> {
+  for (const task of state.settled ?? []) output.write(task);
+  const taken = state.taken ?? [];
+  if (idsOnly(ctx.globals)) for (const { id } of taken) output.write(id);
+  else if (taken.length > 0) for await (const task of readTaken(api, taken)) output.write(task);
 }
 
 /** One chunk's create, its dispatches and failures told to the observer as they happen. */
@@ -638,11 +662,19 @@ class TaskOutput {
     );
   }
 
-  /** `task`: as created or reused; a bare id is only printed with -q (a taken task not read: the wait prints it). */
+  /**
+   * `task`: as created, reused or taken; a bare id (a taken task with -q, not read) is printed only with -q. A table
+   * holds its rows until it is drawn and shows a task's item counts, never its items: it holds the task without them
+   * (follow/item-counts.ts), so what it holds follows the tasks, not their answers (json and ndjson print the items).
+   */
   write(task: Task | number): void {
     if (idsOnly(this.ctx.globals)) this.ctx.printer.line(String(typeof task === 'number' ? task : task.id));
     else if (typeof task === 'number') return;
-    else if (this.unwaited) this.created.push(task);
+    else this.print(this.ctx.printer.format === 'table' ? withItemCounts(task) : task);
+  }
+
+  private print(task: Task): void {
+    if (this.unwaited) this.created.push(task);
     else if (this.singleObject) this.first ??= task;
     else if (this.held) this.held.push(task);
     else this.out?.write([task]);

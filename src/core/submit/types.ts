@@ -165,6 +165,13 @@ export interface ChunkObserver {
   resentByUser?: (chunk: number) => boolean;
 }
 
+/** A task of a job of the same work a create or retry took: its chunk's number and item count (what its read weighs). */
+export interface TakenTask {
+  chunk: number;
+  id: number;
+  items: number;
+}
+
 /** What the creates of one run share: the server's clock as learnt so far, the local ledger. */
 export interface SendState {
   serverClock: ServerClock;
@@ -177,9 +184,9 @@ export interface SendState {
   settled?: Task[];
   /**
    * A create or retry that took another job of the same work (`PipelineInput.takes`): that job's tasks so far, in chunk
-   * order, printed first as a reused task is (`-q`: their ids, read no further).
+   * order, printed first as a reused task is, each as it is read (`-q`: their ids, read no further; taken-tasks.ts).
    */
-  taken?: Array<Task | number>;
+  taken?: readonly TakenTask[];
   /** The money guard before a POST (confirm.ts `balanceGuard`): started beside the snapshot, awaited before sending. */
   guard?: () => Promise<void>;
   /** At a terminal, the table of the tasks created: drawn after the summary line (as --wait's is), states refreshed. */

@@ -6,11 +6,15 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { expect, it } from 'vitest';
+import { SHOW_READ_AHEAD } from '../../../../src/core/job/read-ahead.js';
 import { unrecordedStarts } from '../../../../src/core/jobs.js';
+import type { MemoryOutputStream } from '../../../../src/output/memory-io.js';
 import { JobStore } from '../../../../src/store/job-files.js';
-import { ctrlCWhen } from '../../../clock.js';
-import { runTaskctl } from '../run-in-process.js';
+import { ctrlCWhen, settle } from '../../../clock.js';
+import { Gate } from '../gate.js';
+import { runTaskctl, type RunResult } from '../run-in-process.js';
 import { stoppedByCtrlC, withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
@@ -98,4 +102,73 @@ it('the continuing re-run keeps no journal of its own while it runs: killed then
   expect(seen.length).toBeGreaterThan(0);
   for (const listed of seen) expect(listed).toEqual([stopped]);
   await everyItemOnce();
+});
+
+/**
+ * A job of 8 chunks of one item stopped after its 5th task (its stdout closed after 4 ids), then the same create again
+ * with the window, its tasks as rows (-o tsv): the re-run takes the 5 tasks and reads each (GET /tasks/ID) before
+ * printing it. Each taken read is held at a Gate for a few turns of the event loop, the rest let through at once.
+ * Returns the run, the taken ids, the most taken reads held at once, and stdout as it was when the last one was sent.
+ */
+async function takenAsRows(): Promise<{ again: RunResult; taken: number[]; most: number; beforeLast: string }> {
+  const one = ['create', S, ...ITEMS, '--chunk-size', '1', '-y'];
+  const first = await withClosedStdout(world, [...one, '-q'], dir, 4);
+  expect(first.code, first.stderr).toBe(14);
+  const taken = (await world.tasks()).map(({ id }) => id).sort((a, b) => a - b);
+  expect(taken).toHaveLength(5);
+  const agent = new Agent();
+  const gate = new Gate(agent);
+  const read = (path: string) => Number(/\/tasks\/(\d+)(?:\?|$)/.exec(path)?.[1]);
+  const reads: Array<{ release: () => void; turns: number }> = [];
+  let stdout: MemoryOutputStream | undefined;
+  let beforeLast: string | undefined;
+  gate.events.on('held', () => {
+    for (const request of [...gate.held]) {
+      if (reads.some((held) => held.release === request.release)) continue;
+      const id = read(request.path);
+      // Only the first read of each taken task (a reuse walk may read it again later): held.
+      if (request.method !== 'GET' || !taken.includes(id) || beforeLast !== undefined) request.release();
+      else {
+        if (id === taken.at(-1)) beforeLast = stdout?.text() ?? '';
+        reads.push({ release: request.release, turns: 0 });
+      }
+    }
+  });
+  const at = { ended: false };
+  let most = 0;
+  const run = world.run([...one, '--reuse-window', '1h', '-o', 'tsv'], {
+    home: dir,
+    dispatcher: gate,
+    terminal: (streams) => (stdout = streams.stdout),
+  });
+  void run.finally(() => (at.ended = true)).catch(() => undefined);
+  try {
+    while (!at.ended) {
+      await settle();
+      most = Math.max(most, reads.length);
+      // The oldest held read let through once it has waited 3 turns: time enough for the run to send what it would.
+      for (const held of reads) held.turns++;
+      if ((reads[0]?.turns ?? 0) >= 3) reads.shift()?.release();
+    }
+    return { again: await run, taken, most, beforeLast: beforeLast ?? '' };
+  } finally {
+    await agent.close();
+  }
+}
+
+const rowIds = (stdout: string) => stdout.split('\n').flatMap((line) => /^(\d+)\t/.exec(line)?.[1] ?? []);
+
+it('the re-run reads the tasks it takes a few at a time (the read-ahead of show --job), printed in chunk order', async () => {
+  const { again, taken, most } = await takenAsRows();
+  expect(again.code, again.stderr).toBe(0);
+  expect(most).toBeGreaterThan(1);
+  expect(most).toBeLessThanOrEqual(SHOW_READ_AHEAD.tasks);
+  // The taken tasks first, in chunk order, then the 3 this run created.
+  expect(rowIds(again.stdout).map(Number)).toEqual([...taken, ...[6, 7, 8]]);
+});
+
+it('the re-run prints each task it takes as it is read: the first is on stdout before the last is asked for', async () => {
+  const { again, taken, beforeLast } = await takenAsRows();
+  expect(again.code, again.stderr).toBe(0);
+  expect(rowIds(beforeLast)).toContain(String(taken[0]));
 });
