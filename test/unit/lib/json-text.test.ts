@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compactJsonText, scalarTextAt } from '../../../src/lib/json-text.js';
 
+const BIG = '1152921504606846977';
+
 describe('scalarTextAt', () => {
   it('gives the text of a scalar at a path of keys, as sent (a number JSON.parse would round keeps its digits)', () => {
     const text = '{"event":"completed","task":{"service":"a","id": 1152921504606846977 ,"n":[1,{"id":2}]}}';
@@ -22,6 +24,42 @@ describe('scalarTextAt', () => {
     expect(scalarTextAt('{"task":{"id":', ['task', 'id'])).toBeUndefined();
     expect(scalarTextAt('nope', ['task', 'id'])).toBeUndefined();
   });
+
+  it('matches keys written with any escape, and only the key itself', () => {
+    const keys = `{"task":{"i\\"d":1,"id\\\\":2,"\\u0069\\u0064":${BIG},"x":"\\"id\\":3"}}`;
+    expect(scalarTextAt(keys, ['task', 'id'])).toBe(BIG);
+    expect(scalarTextAt(keys, ['task', 'i"d'])).toBe('1');
+    expect(scalarTextAt(keys, ['task', 'id\\'])).toBe('2');
+    expect(scalarTextAt('{"event":"a\\"b\\u00e9"}', ['event'])).toBe('"a\\"b\\u00e9"');
+  });
+
+  it('reads the id next to numbers with exponents, and an exponent as written', () => {
+    const text = ` \n{"task":{"a":1E+400,"id":${BIG},"b":-2.5e-7,"c":-0}}\r\n `;
+    expect(scalarTextAt(text, ['task', 'id'])).toBe(BIG);
+    expect(scalarTextAt(text, ['task', 'a'])).toBe('1E+400');
+    expect(scalarTextAt(text, ['task', 'b'])).toBe('-2.5e-7');
+    expect(scalarTextAt(text, ['task', 'c'])).toBe('-0');
+  });
+
+  it('is undefined for a truncated or malformed document, a leading BOM (JSON.parse refuses it) and a container', () => {
+    for (const text of [
+      '',
+      `{"task":{"id":${BIG}`,
+      `{"task":{"id":${BIG}}`,
+      `{"task":{"id":01}}`,
+      `{"task":{"id":1.}}`,
+      `{"task":{"id" ${BIG}}}`,
+      `\uFEFF{"task":{"id":${BIG}}}`,
+      `{"task":{"id":5,"id":[1]}}`,
+    ])
+      expect(scalarTextAt(text, ['task', 'id']), text).toBeUndefined();
+  });
+
+  it('reads past nesting of any depth without recursion', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(scalarTextAt(`{"x":${deep},"task":{"id":${BIG}}}`, ['task', 'id'])).toBe(BIG);
+    expect(scalarTextAt(`{"task":{"id":${BIG},"x":${deep.slice(0, -1)}}}`, ['task', 'id'])).toBeUndefined();
+  });
 });
 
 describe('compactJsonText', () => {
@@ -29,5 +67,15 @@ describe('compactJsonText', () => {
     expect(compactJsonText('{\n  "a": 1152921504606846977,\r\n  "b": "x y\\n"\n}\n')).toBe(
       '{"a":1152921504606846977,"b":"x y\\n"}',
     );
+  });
+
+  it('keeps white space inside strings and keys, past escaped quotes and backslashes', () => {
+    expect(compactJsonText('{ "a" : "x\\" y\\\\" , "b\\n c":[ 1e5 ,\ttrue ] }')).toBe(
+      '{"a":"x\\" y\\\\","b\\n c":[1e5,true]}',
+    );
+  });
+
+  it('leaves the text from a string that never ends as it is', () => {
+    expect(compactJsonText('{ "a" : "x y')).toBe('{"a":"x y');
   });
 });
