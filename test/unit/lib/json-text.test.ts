@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactJsonText, scalarTextAt } from '../../../src/lib/json-text.js';
 
@@ -53,6 +54,30 @@ describe('scalarTextAt', () => {
       `{"task":{"id":5,"id":[1]}}`,
     ])
       expect(scalarTextAt(text, ['task', 'id']), text).toBeUndefined();
+  });
+
+  it('agrees with JSON.parse: undefined where it refuses the text (trailing text, a bad escape), else the value it reads', () => {
+    const insertion = fc.constantFrom('', ',', ']', '}', '"', '\\', ':', 'x', '\u0001', ' ');
+    const id = fc.oneof(fc.json(), fc.constantFrom(BIG, '-1.5E+18', '"7"'));
+    const event = fc.tuple(id, fc.json()).map(([value, rest]) => `{"task":{"x":${rest},"id":${value}},"y":${rest}}`);
+    const mutated = fc.tuple(event, fc.nat(), insertion).map(([text, at, insert]) => {
+      const cut = at % (text.length + 1);
+      return text.slice(0, cut) + insert + text.slice(cut);
+    });
+    fc.assert(
+      fc.property(fc.oneof(event, mutated), (text) => {
+        let parsed: unknown;
+        try {
+          parsed = (JSON.parse(text) as { task?: { id?: unknown } }).task?.id;
+        } catch {
+          parsed = undefined;
+        }
+        const found = scalarTextAt(text, ['task', 'id']);
+        if (parsed === undefined || (typeof parsed === 'object' && parsed !== null)) expect(found).toBeUndefined();
+        else expect(JSON.parse(found ?? 'undefined')).toEqual(parsed);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('reads past nesting of any depth without recursion', () => {
