@@ -1,135 +1,18 @@
+import { JsonTokens } from './json-tokens.js';
 import { charWords } from './sanitize.js';
-
-// Containers on the scanner's stack.
-const ARRAY = 0;
-const OBJECT = 1;
-
-type Expect = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'after-value';
 
 /**
  * Offset of the first character that makes `text` invalid JSON (`text.length` when it ends too early), or -1 when it
  * is valid. Only called after `JSON.parse` has failed: V8's messages do not always carry a position, and users need
- * a line.
- * Iterative, so deep nesting cannot overflow the stack.
+ * a line. Iterative (lib/json-tokens.ts), so deep nesting cannot overflow the stack.
  */
 export function locateJsonError(text: string): number {
-  const n = text.length;
-  const stack: number[] = [];
-  let expect: Expect = 'value';
-  let i = 0;
+  const tokens = new JsonTokens(text);
   for (;;) {
-    i = skipSpace(text, i);
-    if (i >= n) return expect === 'after-value' && stack.length === 0 ? -1 : n;
-    const c = text.charCodeAt(i);
-    switch (expect) {
-      case 'value':
-      case 'value-or-close': {
-        if (c === 0x5d /* ] */ && expect === 'value-or-close') {
-          stack.pop();
-          i++;
-          expect = 'after-value';
-        } else if (c === 0x5b /* [ */) {
-          stack.push(ARRAY);
-          i++;
-          expect = 'value-or-close';
-        } else if (c === 0x7b /* { */) {
-          stack.push(OBJECT);
-          i++;
-          expect = 'key-or-close';
-        } else {
-          const end = scanScalar(text, i);
-          if (end < 0) return -end - 1;
-          i = end;
-          expect = 'after-value';
-        }
-        break;
-      }
-      case 'key':
-      case 'key-or-close': {
-        if (c === 0x7d /* } */ && expect === 'key-or-close') {
-          stack.pop();
-          i++;
-          expect = 'after-value';
-          break;
-        }
-        if (c !== 0x22) return i;
-        const end = scanString(text, i);
-        if (end < 0) return -end - 1;
-        i = skipSpace(text, end);
-        if (i >= n) return n;
-        if (text.charCodeAt(i) !== 0x3a /* : */) return i;
-        i++;
-        expect = 'value';
-        break;
-      }
-      case 'after-value': {
-        const top = stack[stack.length - 1];
-        if (top === undefined) return i; // trailing text after the top-level value
-        if (c === 0x2c /* , */) {
-          i++;
-          expect = top === ARRAY ? 'value' : 'key';
-        } else if ((c === 0x5d && top === ARRAY) || (c === 0x7d && top === OBJECT)) {
-          stack.pop();
-          i++;
-        } else {
-          return i;
-        }
-        break;
-      }
-    }
+    const token = tokens.next();
+    if (token === 'end') return -1;
+    if (token === 'error') return tokens.start;
   }
-}
-
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
-    i++;
-  }
-}
-
-// Scanners return the index just past the token, or -(errorOffset + 1).
-
-function scanScalar(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  if (c === 0x22) return scanString(text, i);
-  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return scanNumber(text, i);
-  for (const word of ['true', 'false', 'null']) {
-    if (text.startsWith(word, i)) return i + word.length;
-  }
-  return -(i + 1);
-}
-
-function scanString(text: string, i: number): number {
-  const n = text.length;
-  i++; // opening quote
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) return i + 1;
-    if (c < 0x20) return -(i + 1);
-    if (c === 0x5c /* \ */) {
-      const e = text.charCodeAt(i + 1);
-      if (e === 0x75 /* u */) {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return -(i + 1);
-        i += 6;
-      } else if (i + 1 < n && '"\\/bfnrt'.includes(text.charAt(i + 1))) {
-        i += 2;
-      } else {
-        return -(i + 1);
-      }
-      continue;
-    }
-    i++;
-  }
-  return -(n + 1);
-}
-
-function scanNumber(text: string, i: number): number {
-  const match = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-  match.lastIndex = i;
-  const found = match.exec(text);
-  if (!found) return -(i + 1);
-  return i + found[0].length;
 }
 
 /** A text that ends before its JSON does, as every reader of JSON says it. */

@@ -1,7 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFromPath, readItems } from '../../../../src/core/items/index.js';
-import { locateJsonError } from '../../../../src/lib/json-locate.js';
 import { inputError, itemsFrom, producer, streamOf } from './item-sources.js';
 
 const json = (text: string, column?: string) =>
@@ -213,29 +211,5 @@ describe('csv', () => {
 
   it('treats a header-only file as no items', async () => {
     await inputError(csv('domain\n'), /^no items: stdin is empty or has no values under its header/);
-  });
-});
-
-describe('locateJsonError', () => {
-  it('agrees with JSON.parse on what is valid, for generated JSON and mutations of it', () => {
-    const insertion = fc.constantFrom('', ',', ']', '}', '"', '\\', ':', 'x', '\u0001', ' ');
-    const mutated = fc.tuple(fc.json(), fc.nat(), insertion).map(([text, at, insert]) => {
-      const cut = text.length === 0 ? 0 : at % (text.length + 1);
-      return text.slice(0, cut) + insert + text.slice(cut);
-    });
-    fc.assert(
-      fc.property(fc.oneof(fc.json(), mutated), (text) => {
-        let valid = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        const offset = locateJsonError(text);
-        expect(offset === -1).toBe(valid);
-        if (!valid) expect(offset).toBeLessThanOrEqual(text.length);
-      }),
-      { numRuns: 3000 },
-    );
   });
 });
