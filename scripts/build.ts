@@ -2,6 +2,7 @@
 //   dist/boot.cjs     what bin/taskctl.js loads: help from help.json, else taskctl.cjs (with Node's compile cache)
 //   dist/taskctl.cjs  the CLI; modules src/ imports dynamically stay lazy (esbuild wraps them), so a command runs only
 //                     the code it needs.
+//   dist/plain.cjs    the CLI without commander and the command tree, for a plain command typed alone (`balance`)
 //   dist/help.json    every command's --help, rendered by the CLI itself (src/boot/render-help.ts)
 //   dist/sandbox.cjs  the sandbox server: required by taskctl.cjs for --sandbox and `sandbox`; scripts/bench.ts too
 //
@@ -13,12 +14,12 @@
 //   tsx scripts/build.ts            development build, with linked source maps (node --enable-source-maps ...)
 //   tsx scripts/build.ts --release  what the package ships: no source maps. `prepack` passes --release; npm also
 //                                     runs `prepare` during pack/publish (after prepack), which must not undo it.
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as Bundle from '../src/bundle.ts';
-import { commanderLazySpawn, sandboxApart, undiciSubset } from './bundling.ts';
+import { commanderLazySpawn, plainOnly, sandboxApart, undiciSubset } from './bundling.ts';
 import { statusToneTable } from '../src/lib/task-state.ts';
 
 interface PackageJson {
@@ -34,8 +35,7 @@ const release = process.argv.includes('--release') || ['pack', 'publish'].includ
 const dist = join(root, 'dist');
 const staging = join(root, `.dist-building-${process.pid}`);
 rmSync(staging, { recursive: true, force: true });
-const result = await build({
-  entryPoints: { boot: 'src/boot.ts', taskctl: 'src/bundle.ts', sandbox: 'src/sandbox/index.ts' },
+const options = {
   outdir: staging,
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -55,7 +55,14 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
   absWorkingDir: root,
+} satisfies BuildOptions;
+const result = await build({
+  ...options,
+  entryPoints: { boot: 'src/boot.ts', taskctl: 'src/bundle.ts', sandbox: 'src/sandbox/index.ts' },
 });
+// The CLI again without main's commander path, for a plain command typed alone (src/boot.ts); a subset of the above, so
+// the licences are the same.
+await build({ ...options, entryPoints: { plain: 'src/plain-bundle.ts' }, plugins: [plainOnly, ...options.plugins] });
 
 const bundleFile = join(staging, 'taskctl.cjs');
 const { main, renderHelpTexts } = createRequire(import.meta.url)(bundleFile) as typeof Bundle;

@@ -1,5 +1,6 @@
 // What scripts/build.ts bundles with: the esbuild plugins that keep the sandbox server in its own file, load only the
-// part of undici that src/api uses, and keep commander from loading node:child_process at start-up.
+// part of undici that src/api uses, keep commander from loading node:child_process at start-up, and leave commander
+// out of the bundle for a plain command typed alone.
 import type { Plugin } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +74,42 @@ export const undiciSubset: Plugin = {
         resolveDir: root,
         loader: 'js',
       };
+    });
+  },
+};
+
+/** What src/main.ts imports, lazily, for every run but a plain command typed alone: commander and the command tree. */
+const NOT_PLAIN = ['./program.js', 'commander', './boot/overview.js'];
+
+/**
+ * dist/plain.cjs (src/plain-bundle.ts) is the CLI for a plain command typed alone (src/boot/plain-command.ts): main's
+ * commander path, which such a run never takes, is left out, and with it the command tree and everything only the
+ * other commands load. `taskctl balance` then reads a bundle about half the size, whose top level alone made ~40% of
+ * its code cache (docs/performance.md). In that bundle each of those imports is a module that throws, should it ever
+ * run. A name in NOT_PLAIN that src/main.ts no longer imports fails the build, so the list cannot silently go stale.
+ */
+export const plainOnly: Plugin = {
+  name: 'plain-only',
+  setup(b) {
+    const cut = new Set<string>();
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (
+        args.kind !== 'dynamic-import' ||
+        !NOT_PLAIN.includes(args.path) ||
+        !/[\\/]src[\\/]main\.ts$/.test(args.importer)
+      )
+        return undefined;
+      cut.add(args.path);
+      return { path: args.path, namespace: 'not-plain' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'not-plain' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not in dist/plain.cjs, which runs a plain command typed alone only (src/boot.ts)`)});`,
+      loader: 'js',
+    }));
+    b.onEnd((result) => {
+      const stale = NOT_PLAIN.filter((path) => !cut.has(path));
+      if (result.errors.length === 0 && stale.length > 0)
+        throw new Error(`src/main.ts no longer imports ${stale.join(', ')}: update NOT_PLAIN in scripts/bundling.ts`);
     });
   },
 };

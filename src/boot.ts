@@ -1,6 +1,7 @@
 /**
  * What bin/taskctl.js runs once the Node version is checked and `--version` answered (dist/boot.cjs): process-wide
- * settings, then a help request from dist/help.json, else the CLI bundle, with a code cache made at the end of a run
+ * settings, then a help request from dist/help.json, else the CLI bundle (dist/plain.cjs for a plain command typed
+ * alone, boot/plain-command.ts), with a code cache made at the end of a run
  * (boot/code-cache.ts) and Node's compile cache for what the bundle requires (22.1+). Start-up speed is the point (docs/performance.md): nothing here loads more than Node
  * built-ins and two small files.
  */
@@ -15,6 +16,7 @@ import { describeDirectoryProblem, makeDirectory } from './store/make-dir.js';
 import { writeAdvice } from './store/write-advice.js';
 import { blockOnPipe, guardStdout, writeWhole } from './output/stdout-guard.js';
 import { releaseHungUpTerminals } from './boot/hung-up-terminal.js';
+import { plainCommandWord } from './boot/plain-command.js';
 
 /** Node 22.1+ (@types/node follows the oldest supported Node, 20, which has no such function). */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (cacheDir: string) => unknown };
@@ -66,7 +68,9 @@ export function boot(args: string[], distDir: string): boolean {
   const compileDir = join(cacheDir, 'compile');
   const cached = !process.env.NODE_DISABLE_COMPILE_CACHE && usableCacheDir(cacheDir, compileDir);
   if (cached) enableCompileCache?.(compileDir);
-  const bundleFile = join(distDir, 'taskctl.cjs');
+  // A plain command typed alone (`taskctl balance`) runs from plain.cjs, the CLI without commander, the command tree
+  // and what only they load: less code to read and a smaller code cache (docs/performance.md).
+  const bundleFile = join(distDir, plainCommandWord(args) === undefined ? 'taskctl.cjs' : 'plain.cjs');
   const cacheFile =
     !cached || process.sourceMapsEnabled ? undefined : codeCacheFile(join(compileDir, 'taskctl'), args, bundleFile);
   const bundle = requireWithCodeCache(bundleFile, cacheFile);

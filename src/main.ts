@@ -13,6 +13,7 @@ import { neutraliseMultiline } from './lib/sanitize.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
 import { VERSION } from './version.js';
 import { noteStopSignal, settleOutcome } from './output/stdout-guard.js';
+import { plainCommandWord, type PlainCommandWord } from './boot/plain-command.js';
 
 function defaultDeps(): Deps {
   const controller = new AbortController();
@@ -78,13 +79,13 @@ function processJobControl(): JobControl | undefined {
 }
 
 /**
- * Commands without arguments or flags of their own, run without commander when typed alone: commander and the command
- * tree are ~5 ms of start-up such a run never uses (docs/performance.md). Their file in commands/ registers the same
- * action for every other form (`balance -o json`, `--help`).
+ * Commands without arguments or flags of their own, run without commander when typed alone (boot/plain-command.ts):
+ * commander and the command tree are ~5 ms of start-up such a run never uses (docs/performance.md). Their file in
+ * commands/ registers the same action for every other form (`balance -o json`, `--help`).
  */
-const PLAIN_COMMANDS = new Map<string, () => Promise<CommandAction>>([
-  ['balance', async () => (await import('./core/balance.js')).runBalance],
-]);
+const PLAIN_COMMANDS: Readonly<Record<PlainCommandWord, () => Promise<CommandAction>>> = {
+  balance: async () => (await import('./core/balance.js')).runBalance,
+};
 
 /** The global options commander gives a command typed alone (test/unit/main.test.ts holds them to commander's). */
 export const PLAIN_GLOBALS: GlobalOptions = Object.freeze({ color: true, input: true });
@@ -104,10 +105,10 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     await ctx.setup();
     await action(ctx);
   };
-  const plain = argv.length === 1 ? PLAIN_COMMANDS.get(argv[0] ?? '') : undefined;
-  if (plain) {
+  const word = plainCommandWord(argv);
+  if (word !== undefined) {
     try {
-      await runCommand(PLAIN_GLOBALS, `taskctl ${argv[0] ?? ''}`, await plain());
+      await runCommand(PLAIN_GLOBALS, `taskctl ${word}`, await PLAIN_COMMANDS[word]());
       return signalExitCode(ctx?.exitCode ?? ExitCode.ok, deps.signal);
     } catch (error) {
       const { fitToStream } = await import('./output/width.js');

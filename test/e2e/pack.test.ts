@@ -169,6 +169,7 @@ describe.skipIf(process.env.TASKCTL_SKIP_PACK_TEST)(
           'bin/package.json',
           'dist/boot.cjs',
           'dist/taskctl.cjs',
+          'dist/plain.cjs',
           'dist/sandbox.cjs',
           'dist/help.json',
           'dist/THIRD_PARTY_LICENSES.txt',

@@ -210,8 +210,13 @@ describe(
   'what a command that talks to the API loads and runs (src/main.ts, scripts/bundling.ts)',
   { concurrent: true, timeout: 90_000 },
   () => {
-    /** The run's Node built-in modules (`process.moduleLoadList`) and the CLI bundle's modules that ran. */
-    async function loadedAndRun(args: string[]): Promise<{ stdout: string; builtins: string[]; modules: string[] }> {
+    /**
+     * The run's Node built-in modules (`process.moduleLoadList`), the CLI bundle's modules that ran, and which of the
+     * two bundles they ran from (dist/taskctl.cjs, or dist/plain.cjs for a plain command typed alone).
+     */
+    async function loadedAndRun(
+      args: string[],
+    ): Promise<{ stdout: string; builtins: string[]; modules: string[]; bundles: string[] }> {
       const dir = mkdtempSync(join(world.home.dir, 'coverage-'));
       const preload = join(dir, 'loaded-builtins.cjs');
       writeFileSync(
@@ -226,20 +231,23 @@ describe(
       const builtins = JSON.parse(result.stderr.split('\nLOADED ')[1] ?? '[]') as string[];
       // esbuild names each module's wrapper function after its path.
       const ran = new Set<string>();
+      const bundles = new Set<string>();
       for (const file of readdirSync(coverage)) {
         const { result: scripts } = JSON.parse(readFileSync(join(coverage, file), 'utf8')) as {
           result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }>;
         };
-        for (const script of scripts.filter((s) => s.url.endsWith('/dist/taskctl.cjs')))
+        for (const script of scripts.filter((s) => /\/dist\/(?:taskctl|plain)\.cjs$/.test(s.url)))
           for (const fn of script.functions)
-            if ((fn.ranges[0]?.count ?? 0) > 0 && /^(?:src|node_modules)\//.test(fn.functionName))
+            if ((fn.ranges[0]?.count ?? 0) > 0 && /^(?:src|node_modules)\//.test(fn.functionName)) {
               ran.add(fn.functionName);
+              bundles.add(script.url.replace(/^.*\/dist\//, 'dist/'));
+            }
       }
-      return { stdout: result.stdout, builtins, modules: [...ran] };
+      return { stdout: result.stdout, builtins, modules: [...ran], bundles: [...bundles] };
     }
 
     it("`balance -o json` loads undici's connection pool only: no fetch, WebSocket, HTTP/2 or Node's own undici; and runs commander and the command tree", async () => {
-      const { stdout, builtins: loaded, modules } = await loadedAndRun(['balance', '-o', 'json']);
+      const { stdout, builtins: loaded, modules, bundles } = await loadedAndRun(['balance', '-o', 'json']);
       expect(JSON.parse(stdout)).toEqual({ balance: 10000, currency: 'coins' });
       expect(loaded).toContain('NativeModule net'); // the list is real: the request went out through node:net
       const unwanted = ['http2', 'tls', 'zlib', 'worker_threads', 'internal/deps/undici/undici'];
@@ -254,12 +262,17 @@ describe(
       // The check below sees commander and the command tree when they run.
       expect(modules).toContain('node_modules/commander/lib/command.js');
       expect(modules).toContain('src/program.ts');
+      expect(bundles).toEqual(['dist/taskctl.cjs']);
     });
 
-    it('`balance` typed alone runs no commander and no command tree', async () => {
-      const { modules } = await loadedAndRun(['balance']);
+    it('`balance` typed alone runs no commander and no command tree, from dist/plain.cjs, which holds neither', async () => {
+      const { modules, bundles } = await loadedAndRun(['balance']);
       expect(modules).toContain('src/core/balance.ts');
       expect(modules.filter((name) => /commander|src\/program\.ts|src\/commands\//.test(name))).toEqual([]);
+      // The smaller bundle is the point (docs/performance.md): read and deserialised on every run.
+      expect(bundles).toEqual(['dist/plain.cjs']);
+      const plain = readFileSync(join(BIN, '..', '..', 'dist', 'plain.cjs'), 'utf8');
+      expect(plain.match(/node_modules\/commander\/|src\/program\.ts|src\/commands\//g)).toBeNull();
     });
   },
 );
