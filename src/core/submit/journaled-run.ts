@@ -152,9 +152,9 @@ export function placeJob(
 }
 
 /**
- * Runs the job at `place`; one of the state directory whose lock cannot be written as it starts (a full disk) is warned
- * about once, as an unwritable state directory is, and false returned: the caller goes on without a journal
- * (docs/behaviour.md#jobs). Nothing was sent then: the journal is opened and locked before anything else.
+ * Runs the job at `place`; one of the state directory whose journal or lock cannot be made as it starts (a full disk, a
+ * read-only `jobs/` or `locks/`) is warned about once, as an unwritable state directory is, and false returned: the
+ * caller goes on without a journal (docs/behaviour.md#jobs). Nothing was sent then: the journal is opened and locked before anything else.
  */
 export async function journaledOr(
   ctx: Pick<Output, 'printer'>,
