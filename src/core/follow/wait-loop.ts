@@ -263,21 +263,15 @@ export async function waitForTasks(
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
-  const [
-    { followTasks },
-    { waitExitCode, stillRunningMessage, resumeHint },
-    { startLogGroup },
-    { FollowDisplay },
-    unknown,
-    outage,
-  ] = await Promise.all([
-    import('./follow.js'),
-    import('./outcome.js'),
-    import('../../output/progress.js'),
-    import('./display.js'),
-    import('./unknown-status.js'),
-    import('./outage.js'),
-  ]);
+  const [{ followTasks }, { waitExitCode, resumeHint }, { startLogGroup }, { FollowDisplay }, unknown, outage] =
+    await Promise.all([
+      import('./follow.js'),
+      import('./outcome.js'),
+      import('../../output/progress.js'),
+      import('./display.js'),
+      import('./unknown-status.js'),
+      import('./outage.js'),
+    ]);
   const outageToleranceMs = outage.resolveOutageTolerance(
     options.outageTolerance,
     (await ctx.settings()).outageTolerance,
@@ -355,11 +349,11 @@ export async function waitForTasks(
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
   if (result.reason === 'interrupted') {
-    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
-    if (result.unfinished.length > 0) {
-      const next = hint(stillRunningMessage(result.unfinished, resumeFlags, resumeCommand));
-      if (next !== undefined) ctx.printer.notice(next);
-    }
+    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:". Before the
+    // first answer no task's state is known: none is said to be still running (docs/behaviour.md#for-people).
+    const stop = result.tasks.length === 0 ? 'interrupted before the first answer' : 'still running';
+    const next = result.unfinished.length > 0 ? hint(`${stop}: ${resume}`) : undefined;
+    if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
