@@ -83,12 +83,12 @@ describe('Ctrl-C in watch and wait', () => {
     }
   });
 
-  it('an interrupt that ends a command elsewhere is said without "error:"', async () => {
+  it('an interrupt that ends a read elsewhere (list) is an error saying nothing changed, and the same command again', async () => {
     const api = mockApi();
     replyNoTasks(api);
     api.allowUnused();
     const result = await runTaskctl(['list'], { api, signal: ctrlC() });
     expect(result.code).toBe(130);
-    expect(result.stderr).toBe('interrupted\n');
+    expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
 });
