@@ -878,7 +878,11 @@ export async function runResume(
   options: ResumeOptions,
   followed: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const arg = given ?? (await onlyInterrupted(ctx));
+  const settling = [
+    ...(options.adopt ?? []).map((adopt) => `--adopt ${adopt}`),
+    ...(options.resend ?? []).map((resend) => `--resend ${resend}`),
+  ];
+  const arg = given ?? (await onlyInterrupted(ctx, settling));
   if (arg === undefined) return;
   const by = await resumeOne(ctx, arg, options);
   if (by === undefined) return;
@@ -1075,10 +1079,12 @@ function goOnElsewhere(
 
 /**
  * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
- * several are listed (exit 2).
+ * several are listed (exit 2). `settling`: its `--adopt`/`--resend` flags, which name chunks of a job: with none to
+ * resume they are exit 2, never dropped.
  */
 async function onlyInterrupted(
   ctx: Pick<Output, 'printer'> & Pick<Process, 'signal'> & Runtime & Store,
+  settling: readonly string[],
 ): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env), cacheDirectory(ctx.env)), false);
@@ -1095,6 +1101,13 @@ async function onlyInterrupted(
       'no job was resumed',
       '`taskctl jobs` lists the interrupted jobs; `taskctl resume` continues the only one.',
     );
+  if (only === undefined && settling.length > 0) {
+    const flags = settling.join(' ');
+    throw new UsageError(
+      `${flags} ${settling.length === 1 ? 'needs' : 'need'} a job: there is no interrupted job to resume`,
+      `Name the job ${settling.length === 1 ? 'it is' : 'they are'} for: taskctl resume ID ${flags} (\`taskctl jobs\` lists them).`,
+    );
+  }
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.
