@@ -150,12 +150,10 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
 }
 
 /**
- * The commands that only read (the service, a journal, files): one stopped by Ctrl-C or SIGTERM where it has no words
- * of its own (a read in flight) changed nothing. `wait`'s own stop says which tasks it waits for (core/follow).
+ * The commands that only read tasks (from the service, a journal, files): one stopped by Ctrl-C or SIGTERM where it
+ * has no words of its own (a read in flight) changed nothing. `wait`'s own stop says which tasks it waits for (core/follow).
  */
-const READS: ReadonlySet<string> = new Set(
-  ['show', 'list', 'diff', 'wait', 'balance', 'services'].map((c) => `taskctl ${c}`),
-);
+const READS: ReadonlySet<string> = new Set(['show', 'list', 'diff', 'wait'].map((c) => `taskctl ${c}`));
 
 /** `taskctl create`, `taskctl config set`: the command path as typed (commandPath is its parent's name and its own). */
 function commandLine(commandPath: string): string {
