@@ -150,6 +150,12 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
   }
 }
 
+/**
+ * The commands that only read tasks (from the service, a journal, files): one stopped by Ctrl-C or SIGTERM where it
+ * has no words of its own (a read in flight) changed nothing. `wait`'s own stop says which tasks it waits for (core/follow).
+ */
+const READS: ReadonlySet<string> = new Set(['show', 'list', 'diff', 'wait'].map((c) => `taskctl ${c}`));
+
 /** `taskctl create`, `taskctl config set`: the command path as typed (commandPath is its parent's name and its own). */
 function commandLine(commandPath: string): string {
   const path = commandPath.trim();
@@ -223,6 +229,15 @@ function report(
     return code;
   }
   if (deps.signal.aborted) {
+    // A read stopped part-way changed nothing, and the same command reads it again: said as diff's own stop is, with
+    // how to go on (docs/behaviour.md#exit-codes).
+    if (ctx !== undefined && READS.has(ctx.commandPath.trim())) {
+      printError(
+        'interrupted',
+        sandboxAwareHint(ctx.ephemeralSandbox, 'Nothing was changed; run the same command again.'),
+      );
+      return code;
+    }
     // Ctrl-C is the person's own choice: said without "error:", like a declined prompt.
     if (ctx?.hasPrinter) ctx.printer.notice('interrupted');
     else write('interrupted');

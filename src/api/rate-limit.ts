@@ -165,6 +165,11 @@ export class RateLimiter {
    */
   #windowShown: number | 'short' | undefined;
   /**
+   * The server's window is shown to be the documented minute (or longer): a reset stated a minute ahead, two neighbouring
+   * resets a minute apart, or a rolling window's reset a minute after a request. Until then its words name no length.
+   */
+  #minuteShown = false;
+  /**
    * The server counts a rolling window, not fixed ones: a reset came, the budget did not come back whole, and the next
    * reset was a minute after a request of ours (`#rollingShown`). Its resets then show no window's length.
    */
@@ -354,8 +359,8 @@ export class RateLimiter {
 
   /**
    * The budget in words (`100 requests/min`), undefined before any server stated one. Per minute as documented
-   * (docs/openapi.json: X-RateLimit-Limit) unless the resets show another window: `6 requests per 20s`, or
-   * `6 requests a window` when only its being shorter is shown.
+   * (docs/openapi.json: X-RateLimit-Limit) once the resets show a minute (`#minuteShown`), `6 requests per 20s` when
+   * they show another window, else `6 requests a window`: its length not shown (yet), or only its being shorter.
    */
   budgetWords(): string | undefined {
     return this.#window === undefined ? undefined : this.#budgetWords(this.#window.limit);
@@ -365,8 +370,9 @@ export class RateLimiter {
     // Thousands separated as every count taskctl prints (output/numbers.ts, which this layer may not import).
     const count = String(limit).replace(/\B(?=(\d{3})+$)/g, ',');
     const shown = this.#windowShown;
-    if (shown === undefined) return `${count} requests/min`;
-    return shown === 'short' ? `${count} requests a window` : `${count} requests per ${formatDuration(shown)}`;
+    // The documented minute where it is shown, or where no server stated a budget (the documented one is assumed).
+    if (shown === undefined && (this.#minuteShown || !this.#stated)) return `${count} requests/min`;
+    return typeof shown === 'number' ? `${count} requests per ${formatDuration(shown)}` : `${count} requests a window`;
   }
 
   /**
@@ -379,6 +385,7 @@ export class RateLimiter {
    * the last as its oldest requests age out, it is no window of that length.
    */
   #learnWindow({ limit, remaining, resetAtMs }: RateLimitInfo): void {
+    if (resetAtMs - this.#clock.now() >= WINDOW_MS - SAME_WINDOW_TOLERANCE_MS) this.#minuteShown = true;
     const last = this.#lastServerResetMs;
     if (last !== undefined && resetAtMs <= last + SAME_WINDOW_TOLERANCE_MS) return;
     this.#lastServerResetMs = resetAtMs;
@@ -387,6 +394,7 @@ export class RateLimiter {
     if (now < last - SAME_WINDOW_TOLERANCE_MS) return;
     if (this.#rollingShown(limit, remaining, resetAtMs, last)) {
       this.#rolling = true;
+      this.#minuteShown = true;
       return;
     }
     const gap = resetAtMs - last;
@@ -396,7 +404,9 @@ export class RateLimiter {
     if (neighbours) {
       const fives = Math.round(gap / 5000) * 5000;
       const length = Math.abs(gap - fives) <= SAME_WINDOW_TOLERANCE_MS ? fives : Math.round(gap / 1000) * 1000;
-      this.#windowShown = Math.abs(length - WINDOW_MS) <= SAME_WINDOW_TOLERANCE_MS ? undefined : length;
+      const minute = Math.abs(length - WINDOW_MS) <= SAME_WINDOW_TOLERANCE_MS;
+      this.#windowShown = minute ? undefined : length;
+      if (minute) this.#minuteShown = true;
     } else if (gap < WINDOW_MS - SAME_WINDOW_TOLERANCE_MS) {
       this.#windowShown = 'short';
     }

@@ -19,7 +19,15 @@ export async function runWait(
   const job = jobOrIds('wait', args, options);
   if (job !== undefined) return (await import('./job/wait-job.js')).runWaitJob(ctx, job, options);
   checkReportTargets(options.report, { env: ctx.env });
-  const ids = await resolveIds(ctx, args);
+  const read = new Set<number>();
+  let ids: number[];
+  try {
+    ids = await resolveIds(ctx, args, read);
+  } catch (error) {
+    // Stopped while reading stdin: the ids read so far are named, with the command that waits for them.
+    if (!ctx.signal.aborted || read.size === 0) throw error;
+    return (await import('./follow/wait-loop.js')).stoppedReadingIds(ctx, [...read], options);
+  }
   // Only a pipe can give none. Nothing to wait for is done (exit 0), not misuse: `retry 42 -q | taskctl wait -` when
   // nothing needed a retry. The pipeline's other commands speak for themselves with `set -o pipefail`.
   if (ids.length === 0) ctx.printer.info('nothing to wait for: no task ids on stdin');
@@ -27,7 +35,7 @@ export async function runWait(
 }
 
 /** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[]): Promise<number[]> {
+async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[], read: Set<number>): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
   if (ctx.io.stdin.isTTY)
@@ -35,7 +43,7 @@ async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[])
       '- reads task ids from stdin, but stdin is a terminal',
       'Pipe them in: `taskctl create ... -q | taskctl wait -`.',
     );
-  return readIdLines(ctx.io.stdin, ctx.signal);
+  return readIdLines(ctx.io.stdin, ctx.signal, read);
 }
 
 /**
@@ -45,11 +53,15 @@ async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[])
 const ID_LINE_MAX_CHARS = 64 * 1024;
 
 /**
- * The first field of each line, as task ids (lines starting with `#` skipped), read a chunk at a time. A signal ends the
- * read at once (a producer still running): exit 130/143, no "still running" for ids never read.
+ * The first field of each line, as task ids (lines starting with `#` skipped), read a chunk at a time into `ids`. A
+ * signal ends the read at once (a producer still running): exit 130/143, the ids read so far in `ids` for the caller to
+ * name, none "still running" (none was read from the service).
  */
-async function readIdLines(stdin: AsyncIterable<Buffer | string>, signal: AbortSignal): Promise<number[]> {
-  const ids = new Set<number>();
+async function readIdLines(
+  stdin: AsyncIterable<Buffer | string>,
+  signal: AbortSignal,
+  ids: Set<number>,
+): Promise<number[]> {
   const take = (line: string) => {
     const field = line.trim().split(/\s+/)[0] ?? '';
     if (field !== '' && !field.startsWith('#')) ids.add(parseTaskId(field));

@@ -106,10 +106,12 @@ export class JournalFile {
           path,
           code,
         });
-      throw new UsageError(
-        `cannot write the journal ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`,
-        openAdvice(error, existing),
-      );
+      const message = `cannot write the journal ${path}: ${code === 'ENOENT' ? 'its directory does not exist' : systemErrorWords(error)}`;
+      // A new job whose directory refuses the file (read-only, no permission): as its lock refused, a job that never
+      // started; in the state directory the create goes on without a journal (docs/behaviour.md#jobs).
+      if (!existing && code !== undefined && UNWRITABLE.has(code))
+        throw new NewJobLockError(message, openAdvice(error, existing), systemErrorWords(error));
+      throw new UsageError(message, openAdvice(error, existing));
     }
     if (!fstatSync(fd).isFile()) {
       closeSync(fd);
@@ -433,8 +435,8 @@ export class JobUnwritableError extends UsageError {
 }
 
 /**
- * The lock of a new job (its journal holds no record) cannot be written (a full disk, a read-only locks directory):
- * nothing of it was sent, nor will be. A job of the state directory goes on without a journal (core/submit/journaled-run.ts).
+ * The journal or the lock of a new job (its journal holds no record) cannot be written (a full disk, a read-only
+ * directory): nothing of it was sent, nor will be. A job of the state directory goes on without a journal (core/submit/journaled-run.ts).
  */
 export class NewJobLockError extends UsageError {
   constructor(

@@ -79,7 +79,7 @@ export async function openFileSide(
   let kind: FileKind;
   try {
     ended = await readFirstLine(iterator, head);
-    if (signal.aborted) throw new InterruptedError('interrupted', 'Nothing was compared.');
+    if (signal.aborted) throw new InterruptedError('interrupted', 'Nothing was compared; run the same diff again.');
     kind = recognise(headText(head, ended, spec.name), spec.name);
   } catch (error) {
     // A side refused after its file was opened (tsv, empty, no target) leaves nothing open.

@@ -77,6 +77,9 @@ export function resumeHint(ids: readonly number[], flags: readonly string[] = []
   return [command ?? `taskctl wait ${idArgs(ids)}`, ...flags].join(' ');
 }
 
+/** What a wait stopped before its first answer says in place of `still running`: it knows no task's state. */
+export const BEFORE_FIRST_ANSWER = 'interrupted before the first answer';
+
 /** The Ctrl-C / timeout line: `still running: taskctl wait 1 2 3`. */
 export function stillRunningMessage(ids: readonly number[], flags: readonly string[] = [], command?: string): string {
   return `still running: ${resumeHint(ids, flags, command)}`;

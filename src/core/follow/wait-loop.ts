@@ -5,13 +5,13 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowResult } from './follow.js';
-import { AuthError, CliError } from '../../errors.js';
+import { AuthError, CliError, ExitCode } from '../../errors.js';
 import { onMissing } from './reader.js';
 import { formatDuration } from '../../lib/duration.js';
 import { isTerminal, disagreeingCountsWarner, unknownStatusWarner } from '../../lib/task-state.js';
 import { answerDoubtWarnings, nameFailedTasks } from './failed-tasks.js';
 import { printTaskItems } from '../task-results.js';
-import { idArgs } from './outcome.js';
+import { BEFORE_FIRST_ANSWER, idArgs } from './outcome.js';
 import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
@@ -208,6 +208,25 @@ function timeoutLines(
   ];
 }
 
+/**
+ * `wait -` stopped (Ctrl-C, SIGTERM) while it read its ids from stdin: the ids read so far, named as a wait stopped
+ * before its first answer names them (a file of them when too many to list), exit 130. No task's state was read.
+ */
+export async function stoppedReadingIds(
+  ctx: Output & Pick<Process, 'exitCode'> & Runtime & Service,
+  ids: readonly number[],
+  options: Pick<WaitOptions, 'any' | 'until'>,
+): Promise<void> {
+  const { resumeHint } = await import('./outcome.js');
+  const command = await idListCommand(ctx, { reason: 'interrupted', unfinished: [...ids] });
+  const line = sandboxAwareHint(
+    ctx.ephemeralSandbox,
+    `${BEFORE_FIRST_ANSWER}: ${resumeHint(ids, resumeFlagsOf(options), command)}`,
+  );
+  if (line !== undefined) ctx.printer.notice(line);
+  ctx.exitCode = ExitCode.interrupted;
+}
+
 /** `--any`, `--until S`: the flags a resume line repeats. */
 function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until'>): string[] {
   return [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
@@ -263,21 +282,15 @@ export async function waitForTasks(
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
-  const [
-    { followTasks },
-    { waitExitCode, stillRunningMessage, resumeHint },
-    { startLogGroup },
-    { FollowDisplay },
-    unknown,
-    outage,
-  ] = await Promise.all([
-    import('./follow.js'),
-    import('./outcome.js'),
-    import('../../output/progress.js'),
-    import('./display.js'),
-    import('./unknown-status.js'),
-    import('./outage.js'),
-  ]);
+  const [{ followTasks }, { waitExitCode, resumeHint }, { startLogGroup }, { FollowDisplay }, unknown, outage] =
+    await Promise.all([
+      import('./follow.js'),
+      import('./outcome.js'),
+      import('../../output/progress.js'),
+      import('./display.js'),
+      import('./unknown-status.js'),
+      import('./outage.js'),
+    ]);
   const outageToleranceMs = outage.resolveOutageTolerance(
     options.outageTolerance,
     (await ctx.settings()).outageTolerance,
@@ -355,11 +368,11 @@ export async function waitForTasks(
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
   if (result.reason === 'interrupted') {
-    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:".
-    if (result.unfinished.length > 0) {
-      const next = hint(stillRunningMessage(result.unfinished, resumeFlags, resumeCommand));
-      if (next !== undefined) ctx.printer.notice(next);
-    }
+    // Ctrl-C is how a person stops waiting, not a failure: exit 130 and how to go on, without "error:". Before the
+    // first answer no task's state is known: none is said to be still running (docs/behaviour.md#for-people).
+    const stop = result.tasks.length === 0 ? BEFORE_FIRST_ANSWER : 'still running';
+    const next = result.unfinished.length > 0 ? hint(`${stop}: ${resume}`) : undefined;
+    if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
     nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);

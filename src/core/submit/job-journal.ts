@@ -9,7 +9,7 @@ import type { JournalFile } from '../../store/journal-file.js';
 import { JournalWriteError } from '../../errors.js';
 import { itemsDigest } from '../items/multiset.js';
 import { crashPoint } from './crash-point.js';
-import { chunkItems, type Cover, type JobState } from './journal-records.js';
+import { chunkItems, holdsAnything, tookOver, type Cover, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
 import { jobChunk } from '../job/job-chunks.js';
 import type { OwnClaim } from './own-claims.js';
@@ -86,6 +86,7 @@ export class JobJournal implements ChunkObserver {
       ...(dispatch.handed !== undefined && dispatch.handed.length > 0 && { covers: [...dispatch.handed] }),
     };
     this.file.append(send);
+    if (send.covers) tookOver(this.state, send.covers); // as the journal's fold has it (holdsAnything)
     // Sent again by the user's word: the next exit 9 of the chunk does not offer it again.
     const resent = this.state.chunks.get(chunk.index)?.resentByUser === true && { resentByUser: true as const };
     this.state.chunks.set(chunk.index, { send, ...resent });
@@ -148,7 +149,7 @@ export class JobJournal implements ChunkObserver {
   }
 
   anyRecorded(): boolean {
-    return this.state.sent || [...this.state.chunks.values()].some((chunk) => chunk.task !== undefined);
+    return holdsAnything(this.state);
   }
 
   /** Only a chunk with a send on record has something to settle; the others were never sent. */

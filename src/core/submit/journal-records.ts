@@ -493,7 +493,7 @@ export class JobFold {
 }
 
 /** Adds `covers` (a record's other jobs' chunks handed to this job) to the state's `tookOver`, each once. */
-function tookOver(state: JobState, covers: ReadonlyArray<{ job: string; chunk: number }>): void {
+export function tookOver(state: JobState, covers: ReadonlyArray<{ job: string; chunk: number }>): void {
   for (const { job, chunk } of covers) {
     const known = (state.tookOver ??= []);
     if (!known.some((cover) => cover.job === job && cover.chunk === chunk)) known.push({ job, chunk });
@@ -541,6 +541,26 @@ function notAJob(path: string, tasks: readonly number[], damaged: readonly numbe
   return new UsageError(
     `the journal ${path} is damaged: ${damaged.includes(1) ? 'its job record (line 1) cannot be read' : 'it does not start with its job record'}, so the job cannot be continued from it; it names ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(' ')}`,
     `These tasks exist: taskctl show ${tasks.slice(0, 20).join(' ')}${tasks.length > 20 ? ' …' : ''}`,
+  );
+}
+
+/**
+ * Whether the job may have anything on the service, or anything the user was told of: a chunk with a task, a request
+ * that may have made one (a send not settled), items the service refused, a chunk the user settled, another job's chunk
+ * handed to it or taking one of its own, a damaged line, an end. A send the service answered by making nothing (a key
+ * refused: `reconciled` with no task) leaves nothing there: a job with no more than that is not kept, and its hint is
+ * the same command again (docs/behaviour.md#jobs).
+ */
+export function holdsAnything(state: JobState): boolean {
+  if (state.done || state.damaged.length > 0 || state.supersededBy !== undefined) return true;
+  if ((state.takenOver?.length ?? 0) > 0 || (state.tookOver?.length ?? 0) > 0) return true;
+  return [...state.chunks.values()].some(
+    (chunk) =>
+      chunk.task !== undefined ||
+      chunk.send !== undefined ||
+      chunk.refused !== undefined ||
+      chunk.resentByUser === true ||
+      chunk.coveredBy !== undefined,
   );
 }
 

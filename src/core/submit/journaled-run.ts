@@ -55,6 +55,7 @@ import { itemsDigest } from '../items/multiset.js';
 import {
   chunkItems,
   chunkList,
+  holdsAnything,
   JobFold,
   rebuild,
   type Cover,
@@ -152,9 +153,9 @@ export function placeJob(
 }
 
 /**
- * Runs the job at `place`; one of the state directory whose lock cannot be written as it starts (a full disk) is warned
- * about once, as an unwritable state directory is, and false returned: the caller goes on without a journal
- * (docs/behaviour.md#jobs). Nothing was sent then: the journal is opened and locked before anything else.
+ * Runs the job at `place`; one of the state directory whose journal or lock cannot be made as it starts (a full disk, a
+ * read-only `jobs/` or `locks/`) is warned about once, as an unwritable state directory is, and false returned: the
+ * caller goes on without a journal (docs/behaviour.md#jobs). Nothing was sent then: the journal is opened and locked before anything else.
  */
 export async function journaledOr(
   ctx: Pick<Output, 'printer'>,
@@ -522,6 +523,8 @@ export async function runJournaledCreate(
   const { file, id, fold, took, gone } = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options));
   if (took) ctx.printer.info(tookWords(id, took));
   const path = place.path;
+  /** The job's state as this run goes on (the journal's observer keeps it): what decides whether it is kept. */
+  let started: JobState | undefined;
   try {
     let state = fold.end();
     underLock?.(state);
@@ -532,8 +535,9 @@ export async function runJournaledCreate(
       );
     }
     // Nothing of a job without a send reached the service (refused at the confirmation, killed before its first
-    // request): it is started again as given.
-    if (state && !state.sent) {
+    // request), nor of one whose sends the service answered by making nothing (a key refused): it is started again
+    // as given.
+    if (state && (!state.sent || !holdsAnything(state))) {
       file.restart();
       state = undefined;
     }
@@ -571,7 +575,7 @@ export async function runJournaledCreate(
         stopped = taken === 'held' ? await stoppedJobToContinue(ctx, record, read, options) : undefined;
         if (stopped === undefined) appendJobRecord(file, record, options); // no job could be taken after all: this one starts
       }
-      const started = rebuild([record], path);
+      started = rebuild([record], path);
       if (!started) throw new Error('unreachable: the job record was just written');
       await continueJob(ctx, job, started, read, { options, verb: verbOf(options), continued: false });
     } finally {
@@ -582,7 +586,7 @@ export async function runJournaledCreate(
   } catch (error) {
     throw interruptedBeforeSending(ctx, error, { id, ...spendingFlags(options) }, file);
   } finally {
-    file.close(() => discardUnsent(place, id, file));
+    file.close(() => discardUnsent(place, id, file, started));
   }
 }
 
@@ -705,14 +709,16 @@ function interruptedBeforeSending(
 }
 
 /**
- * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input) is removed:
- * nothing of it reached the service, and `resume` must not offer to send what the user did not want sent.
+ * A job of the state directory of which nothing was sent (declined, refused by --max-cost, bad input), or whose sends
+ * the service answered by making nothing (a key refused), is removed: nothing of it is on the service, and `resume`
+ * must not offer to send what the user did not want sent.
  */
-function discardUnsent(place: JobPlace, id: string, file: JournalFile): void {
+function discardUnsent(place: JobPlace, id: string, file: JournalFile, state?: JobState): void {
   const { store } = place;
   if (store?.journalPath(id) !== place.path) return;
   // One that reused a task (`created`, no send) is a job too: its hint names it, and a job it superseded points to it.
-  if (file.holds('send') || file.holds('created')) return;
+  // One whose sends the service answered by making nothing (a key refused) has nothing to resume: it goes too.
+  if (file.holds('created') || (file.holds('send') && (state === undefined || holdsAnything(state)))) return;
   try {
     store.remove({ id, path: place.path, own: true });
   } catch {
@@ -872,7 +878,11 @@ export async function runResume(
   options: ResumeOptions,
   followed: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const arg = given ?? (await onlyInterrupted(ctx));
+  const settling = [
+    ...(options.adopt ?? []).map((adopt) => `--adopt ${adopt}`),
+    ...(options.resend ?? []).map((resend) => `--resend ${resend}`),
+  ];
+  const arg = given ?? (await onlyInterrupted(ctx, settling));
   if (arg === undefined) return;
   const by = await resumeOne(ctx, arg, options);
   if (by === undefined) return;
@@ -1069,10 +1079,12 @@ function goOnElsewhere(
 
 /**
  * `resume` without an argument: the one interrupted job of the current profile and base URL; none is said (exit 0),
- * several are listed (exit 2).
+ * several are listed (exit 2). `settling`: its `--adopt`/`--resend` flags, which name chunks of a job: with none to
+ * resume they are exit 2, never dropped.
  */
 async function onlyInterrupted(
   ctx: Pick<Output, 'printer'> & Pick<Process, 'signal'> & Runtime & Store,
+  settling: readonly string[],
 ): Promise<string | undefined> {
   const { otherKeyNote, readJobs, splitJobs } = await import('../jobs.js');
   const split = await splitJobs(ctx, readJobs(jobStore(ctx.env), cacheDirectory(ctx.env)), false);
@@ -1089,6 +1101,13 @@ async function onlyInterrupted(
       'no job was resumed',
       '`taskctl jobs` lists the interrupted jobs; `taskctl resume` continues the only one.',
     );
+  if (only === undefined && settling.length > 0) {
+    const flags = settling.join(' ');
+    throw new UsageError(
+      `${flags} ${settling.length === 1 ? 'needs' : 'need'} a job: there is no interrupted job to resume`,
+      `Name the job ${settling.length === 1 ? 'it is' : 'they are'} for: taskctl resume ID ${flags} (\`taskctl jobs\` lists them).`,
+    );
+  }
   if (only === undefined) {
     ctx.printer.info('no interrupted job to resume (`taskctl jobs` lists them)');
     // Never hidden without a word: after a key change those are the user's to continue.

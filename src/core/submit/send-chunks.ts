@@ -529,6 +529,14 @@ function stopped(
       ? unsearchedResume(unsearchedJob, failure)
       : undefined;
   if (at.tasks === 0 && failure === error && at.job === undefined && unjournaled === undefined) {
+    // A key refused with nothing of the job kept (its sends made nothing): no job to resume, the same command once the
+    // key is fixed (a resume could not prove the new key's account by a task of the job: it has none).
+    if (failure instanceof AuthError && at.resumed === undefined)
+      return new CliError(
+        failure.message,
+        failure.exitCode,
+        `${failure.hint ?? ''} Then run the same command again.`.trim(),
+      );
     if (unsearchedHint === undefined) return error;
     return new CliError(failure.message, failure.exitCode, unsearchedHint);
   }

@@ -143,8 +143,9 @@ export interface ChunkObserver {
    */
   ended: (refused: boolean) => void;
   /**
-   * Whether the job has anything on record: a request that left (this run's or an earlier run's) or a task it reused
-   * (once recorded: `ended`). Only then is it kept (journaled-run.ts `discardUnsent`), named and resumable.
+   * Whether the job has anything on record (journal-records.ts `holdsAnything`): a request that left (this run's or an
+   * earlier run's) and was not answered by making nothing, or a task it reused (once recorded: `ended`). Only then is
+   * it kept (journaled-run.ts `discardUnsent`), named and resumable.
    */
   anyRecorded: () => boolean;
   /**

@@ -569,6 +569,23 @@ describe('RateLimiter.readyAt: the pace polling asks for', () => {
     expect(sent.map((t) => t - T0)).toEqual([25_000, 25_000, 25_000, 25_000, 32_300]);
   });
 
+  it('its words name no minute the resets have not shown: a window, per 5s once two show it, /min for a reset a minute ahead', () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ clock });
+    // The first answer of a 5 s window: its reset 4 s ahead says nothing of the window's length.
+    limiter.update({ limit: 4, remaining: 0, resetAtMs: T0 + 4_000 });
+    expect(limiter.budgetWords()).toBe('4 requests a window');
+    expect(limiter.holdWords()).toBe('the rate limit (4 requests a window)');
+    // The next window's first answer, just after that reset: neighbours, 5 s apart.
+    clock.nowMs = T0 + 5_000;
+    limiter.update({ limit: 4, remaining: 3, resetAtMs: T0 + 9_000 });
+    expect(limiter.budgetWords()).toBe('4 requests per 5s');
+    // A window of at least a minute: its reset stated a minute ahead (the contract's minute, docs/openapi.json).
+    const minute = new RateLimiter({ clock });
+    minute.update({ limit: 100, remaining: 99, resetAtMs: clock.now() + 60_000 });
+    expect(minute.budgetWords()).toBe('100 requests/min');
+  });
+
   it('a reset that moves forward with each answer (a minute after the latest) shows no shorter window: 0.6 s a request', async () => {
     const clock = new FakeClock();
     const limiter = new RateLimiter({ clock });

@@ -78,7 +78,7 @@ describe('wait notices', () => {
     await client.getBalance();
     // The reset is 25 s away, plus the limiter's 1 s margin for whole-second reset values.
     expect(clock.sleeps).toEqual([26_000]);
-    expect(notices.map((n) => n.message)).toEqual(['waiting 26s for the rate limit (100 requests/min)…']);
+    expect(notices.map((n) => n.message)).toEqual(['waiting 26s for the rate limit (100 requests a window)…']);
   });
 
   it('announces one wait once, however many requests wait for it together', async () => {
@@ -121,8 +121,8 @@ describe('wait notices', () => {
     await client.getBalance();
     await client.getBalance();
     expect(notices.map((n) => n.message)).toEqual([
-      // Nothing yet says the window is not the documented minute.
-      'waiting 21s for the rate limit (6 requests/min)…',
+      // Nothing yet says how long the window is: a reset 20 s ahead may end a minute's window, or a shorter one's.
+      'waiting 21s for the rate limit (6 requests a window)…',
       'waiting 20s for the rate limit (6 requests per 20s)…',
     ]);
   });

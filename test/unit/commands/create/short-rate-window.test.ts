@@ -29,11 +29,11 @@ it(
     expect(result.stdout.trim().split('\n')).toHaveLength(6);
     const seen = `sleeps: ${world.clock.sleeps.join(' ')}\n${result.stderr}`;
     // Every wait ends at a window's reset plus the 1 s margin for whole-second reset values, none longer than a window:
-    // the first before the windows' length is known (said per minute, as documented), the second before the last POSTs,
+    // the first before the windows' length is known (said as a window, no length), the second before the last POSTs,
     // the third after the first look, which went at once after the last POST and spent the window's last request.
     expect(world.clock.sleeps, seen).toEqual([11_000, 10_000, 10_000]);
     expect(result.stderr.match(/^waiting .*$/gm), seen).toEqual([
-      'waiting 11s for the rate limit (5 requests/min)…',
+      'waiting 11s for the rate limit (5 requests a window)…',
       'waiting 10s for the rate limit (5 requests per 10s)…',
       'waiting 10s for the rate limit (5 requests per 10s)…',
     ]);

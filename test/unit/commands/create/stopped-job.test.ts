@@ -3,6 +3,9 @@
  * a key the service refused (its own advice: where the key came from), a balance that ran out (top up). A resume
  * alone would meet the same refusal.
  */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mockApi, replyNoTasks, replyServices, runTaskctl, type MockApi } from '../run-in-process.js';
 
@@ -40,6 +43,59 @@ describe('a job stopped by a refusal the user must fix first', () => {
     expect(result.stderr).toMatch(
       /\nThe key from TASKCTL_API_KEY was refused: check or unset it \(.*\)\. Then continue it: taskctl resume j-\S+\n$/,
     );
+  });
+
+  it('the key refused on chunk 1, nothing created: the key advice, then the same command again; no job is left', async () => {
+    const api = mockApi();
+    replyServices(api);
+    api.reply('GET', '/balance', 200, { success: true, data: { balance: 100, currency: 'coins' } });
+    replyNoTasks(api);
+    api.reply('POST', '/tasks', 401, {
+      success: false,
+      error: { code: 'unauthorized', message: 'Invalid or missing API key' },
+    });
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-key-refused-'));
+    try {
+      const result = await runTaskctl(['create', 'domain_check_availability', 'a.com', 'b.com', '--chunk-size', '1'], {
+        api,
+        home,
+      });
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(
+        /\nThe key from TASKCTL_API_KEY was refused: check or unset it \(.*\)\. Then run the same command again\.\n$/,
+      );
+      expect(result.stderr).not.toMatch(/resume|created \d+ of/);
+      // Nothing of it reached the service: no job to resume, none for `taskctl jobs` to describe.
+      expect(readdirSync(join(home, 'state', 'jobs'))).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('the key refused on chunk 1 of a --journal FILE: the same command again, with the key fixed, starts it anew', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-key-refused-'));
+    const argv = ['create', 'domain_check_availability', 'a.com', '--journal', join(home, 'j.jsonl'), '-q'];
+    try {
+      const refusedApi = mockApi();
+      replyServices(refusedApi);
+      replyNoTasks(refusedApi);
+      refusedApi.reply('POST', '/tasks', 401, {
+        success: false,
+        error: { code: 'unauthorized', message: 'Invalid or missing API key' },
+      });
+      const refused = await runTaskctl(argv, { api: refusedApi, home, env: { TASKCTL_API_KEY: 'wrong' } });
+      expect(refused.code, refused.stderr).toBe(4);
+      expect(refused.stderr).toMatch(/Then run the same command again\.\n$/);
+
+      const api = mockApi(); // the services' price is cached by the first run
+      replyNoTasks(api);
+      api.reply('POST', '/tasks', 201, { success: true, data: task });
+      const again = await runTaskctl(argv, { api, home, env: { TASKCTL_API_KEY: 'sk_fixed' } });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('1\n');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('the balance ran out (402): exit 6, top up, then the resume', async () => {

@@ -477,9 +477,26 @@ describe('the run files', () => {
         }, '{"target":"t2","status":"completed"}\n'),
       });
       expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toBe('error: interrupted\nNothing was compared; run the same diff again.\n');
       expect(during).toHaveLength(1);
       expect(scratchDirs(tmp)).toEqual([]);
     });
+  });
+});
+
+describe('diff stopped by Ctrl-C', () => {
+  it('while a task is read: exit 130, an error saying nothing changed and the same command again, not a bare `interrupted`', async () => {
+    const api = mockApi();
+    api.allowUnused();
+    const controller = new AbortController();
+    api.reply('GET', '/tasks/1', 200, () => {
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      return taskBody(1, [avail('a.com', true)]);
+    });
+    replyTask(api, 2, [avail('a.com', false)]);
+    const result = await runTaskctl(['diff', '1', '2'], { api, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
 });
 

@@ -24,6 +24,7 @@ import { journalIo, journalLimits } from '../../../../src/store/journal-file.js'
 import { JobStore } from '../../../../src/store/job-files.js';
 import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
+import { whileFailingFs, writesFailUnder } from '../../store/failing-fs.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { ctrlCWhen, T0 } from '../../../clock.js';
@@ -341,6 +342,24 @@ describe('a journal that cannot be written', () => {
     expect(explicit.stderr).not.toMatch(/resume/);
     expect(await world.tasks()).toHaveLength(1);
   });
+
+  it.each([
+    ['that already holds jobs/', true],
+    ['with no jobs/ yet', false],
+  ])(
+    'a read-only state directory %s: warned once, the create goes on without a journal (docs/behaviour.md#jobs)',
+    async (_, holdsJobs) => {
+      if (holdsJobs) for (const sub of ['jobs', 'locks']) mkdirSync(join(state(), sub), { recursive: true });
+      const result = await whileFailingFs(writesFailUnder(state(), 'EROFS'), () => run(['create', S, 'a.com', '-q']));
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^\d+\n$/);
+      expect(result.stderr).toMatch(
+        /^warning: cannot keep a journal in \S+ \((\S+ cannot be made: )?the file system is read-only\): this create cannot be resumed/,
+      );
+      expect(result.stderr).not.toMatch(/taskctl resume|EROFS/);
+      expect(await world.tasks()).toHaveLength(1);
+    },
+  );
 
   it('a task whose record cannot be written is still printed and named', async () => {
     const write = journalIo.write;

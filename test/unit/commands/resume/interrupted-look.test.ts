@@ -20,6 +20,23 @@ describe('resume alone, stopped while it looks for the job', () => {
   });
 
   it.each([
+    [['--adopt', '1=2'], '--adopt 1=2'],
+    [['--resend', '3'], '--resend 3'],
+  ])(
+    '%j with no interrupted job: exit 2 saying the flag needs a job, never 0 with the flag dropped',
+    async (flags, flag) => {
+      const api = mockApi();
+      const result = await runTaskctl(['resume', ...flags], { api });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `error: ${flag} needs a job: there is no interrupted job to resume\n` +
+          `Name the job it is for: taskctl resume ID ${flag} (\`taskctl jobs\` lists them).\n`,
+      );
+      expect(api.calls).toEqual([]);
+    },
+  );
+
+  it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const)('%s: exit %i, interrupted and nothing sent, not "no interrupted job"', async (signal, code) => {

@@ -491,5 +491,7 @@ describe('show --job reads the next tasks while one is printed', () => {
     const result = await running;
     expect(result.code).toBe(130);
     expect(result.stdout).toBe(`${line(1)}\n`);
+    // A read stopped: said as an error with how to go on (docs/behaviour.md#exit-codes), not a bare `interrupted`.
+    expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
 });

@@ -179,7 +179,7 @@ describe('create --wait: a failure after the tasks exist never hides them', () =
     expect(api.calls.filter((call) => call.startsWith('GET /tasks/'))).toEqual([]);
     expect(result.stderr).not.toMatch(/service is failing|no answer from the service/);
     expect(result.stderr).toMatch(
-      /error: timed out after 10s before the rate limit \(100 requests\/min\) let the wait read the task; its state now is not known/,
+      /error: timed out after 10s before the rate limit \(100 requests a window\) let the wait read the task; its state now is not known/,
     );
     expect(result.stderr).toMatch(/taskctl wait --job j-[0-9a-z]+/);
     // Never read: its record as created, said to be so.

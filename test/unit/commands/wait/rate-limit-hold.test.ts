@@ -41,7 +41,7 @@ describe('a wait held by the rate limit says so', () => {
     expect(clock.sleeps).toEqual([31_000]);
     const lines = result.stderr.split('\n');
     const said = lines.filter((line) => line.includes('for the rate limit'));
-    expect(said).toEqual(['waiting 31s for the rate limit (6 requests/min)…']);
+    expect(said).toEqual(['waiting 31s for the rate limit (6 requests a window)…']);
     // Before the task's line, which the held read brought.
     expect(lines.indexOf(said[0] ?? '')).toBeLessThan(lines.findIndex((line) => line.includes('task 12 completed')));
     expect(result.stdout).not.toMatch(/rate limit/);
@@ -55,7 +55,7 @@ describe('a wait held by the rate limit says so', () => {
       env: { NO_COLOR: '1' },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/reading task 12: waiting 31s for the rate limit \(6 requests\/min\)…/);
+    expect(result.stderr).toMatch(/reading task 12: waiting 31s for the rate limit \(6 requests a window\)…/);
     // Not a line of its own in the scrollback as well.
     expect(result.stderr).not.toMatch(/^waiting 31s/m);
   });
@@ -68,7 +68,7 @@ describe('a wait held by the rate limit says so', () => {
     const long = await runTaskctl(['create', S, 'a.com', '--wait', '-q'], { api: spentByCreate(30) });
     expect(long.code, long.stderr).toBe(0);
     expect(long.stderr).toMatch(
-      /^job j-[0-9a-z]+: taskctl jobs\nwaiting 31s for the rate limit \(6 requests\/min\)…\n$/,
+      /^job j-[0-9a-z]+: taskctl jobs\nwaiting 31s for the rate limit \(6 requests a window\)…\n$/,
     );
     expect(long.stdout).toBe('12\n');
   });
@@ -88,8 +88,8 @@ describe('a wait held by the rate limit says so', () => {
     api.reply('GET', '/tasks/12', 200, { success: true, data: task(12, { completed_items: 1, failed_items: 0 }) });
     const result = await runTaskctl(['wait', '12', '-o', 'tsv'], { api });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr.match(/waiting \d+s for the rate limit \(6 requests\/min\)…/g)).toEqual([
-      'waiting 31s for the rate limit (6 requests/min)…',
+    expect(result.stderr.match(/waiting \d+s for the rate limit \(6 requests a window\)…/g)).toEqual([
+      'waiting 31s for the rate limit (6 requests a window)…',
     ]);
   });
 });

@@ -68,3 +68,46 @@ describe('wait - with a stdin that has no line breaks', () => {
     });
   });
 });
+
+describe('wait - stopped by Ctrl-C while it reads stdin', () => {
+  /** A stdin that gives `text`, then, asked for more, stops the run (as main's handler for SIGINT does). */
+  function thenCtrlC(text: string) {
+    const controller = new AbortController();
+    const stdin = producer((pull) => {
+      if (pull === 0) return Buffer.from(text);
+      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+      return Buffer.from('');
+    });
+    return { controller, stdin: stdin.stream };
+  }
+
+  it('names the ids it read, as a wait stopped before its first answer (exit 130, nothing asked)', async () => {
+    const { controller, stdin } = thenCtrlC('236\n237\n');
+    const api = mockApi();
+    const result = await runTaskctl(['wait', '-', '--any'], { api, stdinStream: stdin, signal: controller.signal });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('interrupted before the first answer: taskctl wait 236 237 --any\n');
+    expect(api.calls).toEqual([]);
+  });
+
+  it('many scattered ids: a file of them, not a line of ids; none: nothing was changed', async () => {
+    const scattered = Array.from({ length: 30 }, (_, i) => 2 * i + 1);
+    const many = thenCtrlC(scattered.map((id) => `${id}\n`).join(''));
+    const result = await runTaskctl(['wait', '-'], {
+      api: mockApi(),
+      stdinStream: many.stdin,
+      signal: many.controller.signal,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/^interrupted before the first answer: taskctl wait - < \S+\n$/);
+
+    const none = thenCtrlC('# no ids yet\n');
+    const empty = await runTaskctl(['wait', '-'], {
+      api: mockApi(),
+      stdinStream: none.stdin,
+      signal: none.controller.signal,
+    });
+    expect(empty.code).toBe(130);
+    expect(empty.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
+  });
+});

@@ -25,7 +25,7 @@ function left(stderr: string): string {
 }
 
 describe('wait stopped before its first answer', () => {
-  it('Ctrl-C at a terminal: exit 130, the command that goes on, no "No results."', async () => {
+  it('Ctrl-C at a terminal: exit 130, the command that goes on, no "No results.", no "still running" of a task never read', async () => {
     const { api, controller } = stoppedAtFirstRead(8, 'SIGINT');
     const result = await runTaskctl(['wait', '8'], {
       api,
@@ -36,7 +36,7 @@ describe('wait stopped before its first answer', () => {
     expect(result.code).toBe(130);
     expect(result.stdout).toBe('');
     expect(result.stderr).not.toMatch(/No results|error/);
-    expect(left(result.stderr)).toBe('still running: taskctl wait 8\n');
+    expect(left(result.stderr)).toBe('interrupted before the first answer: taskctl wait 8\n');
   });
 
   it('SIGTERM with -o json: exit 143 and an empty stdout, not the `[]` of a wait with no tasks', async () => {
@@ -44,7 +44,7 @@ describe('wait stopped before its first answer', () => {
     const result = await runTaskctl(['wait', '8', '-o', 'json'], { api, signal: controller.signal });
     expect(result.code).toBe(143);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('still running: taskctl wait 8\n');
+    expect(result.stderr).toBe('interrupted before the first answer: taskctl wait 8\n');
   });
 
   it('wait --job: the same, at a terminal and for a script', async () => {
@@ -65,7 +65,7 @@ describe('wait stopped before its first answer', () => {
       expect(result.stdout, format).toBe('');
       expect(result.stderr, format).not.toMatch(/No results|error/);
       // At a terminal the hint may wrap the journal's long path onto a line of its own.
-      expect(left(result.stderr), format).toMatch(/^still running:\s+taskctl wait --job \S+\n$/);
+      expect(left(result.stderr), format).toMatch(/^interrupted before the first answer:\s+taskctl wait --job \S+\n$/);
     }
   });
 

@@ -53,13 +53,13 @@ describe('Ctrl-C in watch and wait', () => {
     expect(result.stderr).not.toMatch(/still running|error/);
   });
 
-  it('wait: exit 130, the command that goes on, no error', async () => {
+  it('wait: exit 130, the command that goes on, no error (stopped before its first answer: no "still running")', async () => {
     const { run } = await sandboxRun(500);
     const id = Number((await run(['create', 'domain_check_availability', 'a.com', 'b.com', '-q'])).stdout);
     const result = await run(['wait', String(id)], { signal: ctrlC() });
     expect(result.code).toBe(130);
     expect(result.stderr).not.toMatch(/error/);
-    expect(result.stderr.trim().split('\n').at(-1)).toBe(`still running: taskctl wait ${id}`);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(`interrupted before the first answer: taskctl wait ${id}`);
   });
 
   it('watch stopped during its first read prints nothing that looks like an answer (as wait: no `[]`, no table)', async () => {
@@ -83,12 +83,12 @@ describe('Ctrl-C in watch and wait', () => {
     }
   });
 
-  it('an interrupt that ends a command elsewhere is said without "error:"', async () => {
+  it('an interrupt that ends a read elsewhere (list) is an error saying nothing changed, and the same command again', async () => {
     const api = mockApi();
     replyNoTasks(api);
     api.allowUnused();
     const result = await runTaskctl(['list'], { api, signal: ctrlC() });
     expect(result.code).toBe(130);
-    expect(result.stderr).toBe('interrupted\n');
+    expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
 });
