@@ -1,11 +1,14 @@
 /**
  * A state directory (or a `--journal FILE`) put back from a backup taken while its job was stopped: the chunks a later
  * run created are not in the journal put back. Within the ledger's memory, its settled entry of each such chunk gives
- * the chunk its task (docs/behaviour.md#the-ledger).
+ * the chunk its task (docs/behaviour.md#the-ledger); past it, the journal found shorter than this machine last wrote it
+ * is refused before anything is sent (exit 9), and the way on its hint names, run as printed, buys nothing again
+ * (docs/behaviour.md#jobs).
  */
-import { cpSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { CLAIM_KEEP_MS } from '../../../../src/store/ledger.js';
 import { jobStoppedByBalance, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
@@ -52,5 +55,50 @@ it('within the ledger memory, the resume of the backup put back takes the tasks 
   // Journaled as recovered: the next resume prints the summary, sending nothing.
   const summary = await run(['resume', id, '--yes']);
   expect(summary.code, summary.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+});
+
+it('past the ledger memory, the journal put back is refused (exit 9, nothing sent), and its hint run as printed buys nothing again', async () => {
+  const id = await finishedThenRestored();
+  world.clock.advance(CLAIM_KEEP_MS + 60_000);
+  const posts = await world.posts();
+  const refused = await run(['resume', id, '--yes']);
+  await eachBoughtOnce();
+  expect(refused.code, refused.stderr).toBe(9);
+  expect(refused.stderr).toMatch(
+    new RegExp(
+      `^error: job ${id}: its journal \\S+ is shorter than when this machine last wrote to it \\(\\d[\\d,]* bytes now, \\d[\\d,]* then\\): it was put back from an earlier copy, and what was created since is not known here; nothing was sent$`,
+      'm',
+    ),
+  );
+  expect(await world.posts()).toBe(posts);
+  const hint = /continue with a look for each chunk's task on the service first[^:]*: taskctl (resume .*)$/m.exec(
+    refused.stderr,
+  )?.[1];
+  expect(hint).toBe(`resume ${id} --yes --reuse-window 22m`);
+  const followed = await run((hint ?? '').split(' '));
+  expect(followed.code, followed.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  await eachBoughtOnce();
+});
+
+it('a --journal FILE put back in place from an earlier copy is refused the same way past the ledger memory', async () => {
+  await world.setBalance(1);
+  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+  const journal = join(dir, 'j.jsonl');
+  const stopped = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-y', '--journal', journal]);
+  expect(stopped.code, stopped.stderr).toBe(6);
+  await world.clearFaults();
+  await world.setBalance(100);
+  copyFileSync(journal, join(dir, 'backup.jsonl'));
+  const finished = await run(['resume', journal, '--yes']);
+  expect(finished.code, finished.stderr).toBe(0);
+  copyFileSync(join(dir, 'backup.jsonl'), join(dir, 'j.new'));
+  renameSync(join(dir, 'j.new'), journal);
+  world.clock.advance(CLAIM_KEEP_MS + 60_000);
+  const posts = await world.posts();
+  const refused = await run(['resume', journal, '--yes']);
+  await eachBoughtOnce();
+  expect(refused.code, refused.stderr).toBe(9);
   expect(await world.posts()).toBe(posts);
 });
