@@ -1433,7 +1433,7 @@ function fromCoveringJobs(
     const may = sent
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
-    const { unrecorded: _mine, gone: _gone, ...spent } = self; // that job's resume carries none of this one's choices
+    const { unrecorded: _mine, gone: _gone, wait: _wait, ...spent } = self; // that job's resume carries none of this one's choices
     // A job of another state directory is named by its journal there: `resume ID` here would not find it.
     const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: resumeName(store, job), refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
