@@ -292,6 +292,8 @@ interface GonePlace {
   record?: () => void;
   /** Removed as the job ended there (store/job-places.ts `removed`), how, and the job's service: never put back. */
   removed?: { as: RemovedAs; service: string };
+  /** Not gone: this very journal, put back from an earlier copy (`pastRestored`). */
+  restored?: true;
 }
 
 /**
@@ -446,7 +448,10 @@ function gonePast(
   const from = nowMs - age;
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  const ended = removed === undefined ? {} : { removed: { as: removed.as, service: state?.job.service ?? '' } };
+  const ended = {
+    ...(removed !== undefined && { removed: { as: removed.as, service: state?.job.service ?? '' } }),
+    ...(restored !== undefined && { restored: true as const }),
+  };
   if (where.forget) return { path: gone, from, least: looks, forgetting: true, ...ended };
   if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false, ...ended };
   // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
@@ -1302,7 +1307,9 @@ async function continueJob(
   const skip = skipRefused(ctx, journal, { id, user, early }, run.options.skipRefused === true);
   if (gone?.forgetting === true) {
     ctx.printer.warn(
-      `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
+      gone.restored === true
+        ? `job ${id}: its journal was put back from an earlier copy: what was created since is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`
+        : `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
     );
     journal.whenGoingOn(' --forget-gone-journal', gone.record ?? (() => undefined));
   }

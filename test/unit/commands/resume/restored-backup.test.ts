@@ -101,4 +101,11 @@ it('a --journal FILE put back in place from an earlier copy is refused the same 
   await eachBoughtOnce();
   expect(refused.code, refused.stderr).toBe(9);
   expect(await world.posts()).toBe(posts);
+  // Its hint names the journal as given, with the lookup: followed as printed, nothing is bought again.
+  const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(refused.stderr)?.[1];
+  expect(hint).toBe(`resume ${journal} --yes --reuse-window 22m`);
+  const followed = await run((hint ?? '').split(' '));
+  expect(followed.code, followed.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  await eachBoughtOnce();
 });
