@@ -208,9 +208,13 @@ function timeoutLines(
   ];
 }
 
-/** `--any`, `--until S`: the flags a resume line repeats. */
-function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until'>): string[] {
-  return [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+/** `--any`, `--until S`, `--allow-item-failures`: the flags a resume line repeats (each decides the exit code). */
+function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>): string[] {
+  return [
+    options.any ? '--any' : '',
+    options.until ? `--until ${options.until}` : '',
+    options.allowItemFailures === true ? '--allow-item-failures' : '',
+  ].filter(Boolean);
 }
 
 /**
@@ -223,7 +227,7 @@ async function saidKeyRefused(
   error: unknown,
   ids: readonly number[],
   seen: ReadonlyMap<number, Task>,
-  options: Pick<WaitOptions, 'resumeCommand' | 'any' | 'until'>,
+  options: Pick<WaitOptions, 'resumeCommand' | 'any' | 'until' | 'allowItemFailures'>,
 ): Promise<boolean> {
   if (!(error instanceof AuthError)) return false;
   const unfinished = ids.filter((id) => {
