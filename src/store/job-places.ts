@@ -77,13 +77,18 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
 }
 
 /**
- * Records `place` as where job `id` was last run (unchanged: nothing written). Throws the fs error. Fsynced only when
- * the place itself changes: how far its journal got, recorded after each record a run appends, is not (a record lost
- * to a power cut is an earlier one, which only guards less).
+ * Records `place` as where job `id` was last run (unchanged from `last`, the record as read or last written by this
+ * run: nothing written). Throws the fs error. Fsynced only when the place itself changes: how far its journal got,
+ * recorded after each record a run appends, is not (a record lost to a power cut is an earlier one, which only guards
+ * less).
  */
-export function recordJobPlace(cacheDir: string, id: string, place: JobPlaceRecord): void {
+export function recordJobPlace(
+  cacheDir: string,
+  id: string,
+  place: JobPlaceRecord,
+  last = lastJobPlace(cacheDir, id),
+): void {
   if (!JOB_ID.test(id)) return;
-  const last = lastJobPlace(cacheDir, id);
   const same = last?.path === place.path && last.dev === place.dev && last.ino === place.ino;
   if (same && last.size === place.size && last.reached === place.reached) return;
   const problem = makeDirectory(join(cacheDir, 'places'), 0o700);

@@ -343,9 +343,13 @@ function lastPlaceOf(
     // restored). What was written since is not here; pastRestored decides whether the ledger still knows it.
     restored = { size: file.size, was: last.size, reached: last.reached };
   if (identity === undefined) return { took, gone, restored };
+  // The record as read, then as this run last wrote it: each append's record is not read back first.
+  let known = last;
   const record = (size = file.size, reached = fold.reached) => {
     try {
-      recordJobPlace(where.cacheDir, id, { path, ...identity, size, reached });
+      const place = { path, ...identity, size, reached };
+      recordJobPlace(where.cacheDir, id, place, known);
+      known = place;
     } catch {
       // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
     }
