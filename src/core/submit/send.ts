@@ -397,7 +397,7 @@ async function settledEarlier(
   ctx.printer.warn(
     `recovered: task ${task.id} was created for ${what} by an earlier run of job ${job.journal} (this machine's ledger of creates names it; the journal, put back from an earlier copy, does not): taken, not bought again`,
   );
-  return { task, how: 'recovered', items: items.length };
+  return { task, how: 'recovered', items: items.length, earlier: true };
 }
 
 interface Posting {

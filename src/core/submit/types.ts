@@ -82,6 +82,11 @@ export interface Outcome {
   covers?: () => void;
   /** The stopped jobs' chunks that task covers, handed to this chunk (local-runs.ts `handed`): its record names them. */
   handed?: ReadonlyArray<{ job: string; chunk: number }>;
+  /**
+   * The task an earlier run of the job created, known from the ledger though the journal does not say so (send.ts
+   * `settledEarlier`): this run paid nothing for it, so its items and coins are not this run's.
+   */
+  earlier?: true;
 }
 
 /** A chunk with its task, from an earlier run of a journaled job: only what the journal keeps of the task. */

@@ -51,7 +51,9 @@ it('within the ledger memory, the resume of the backup put back takes the tasks 
     `recovered: task 2 was created for chunk 2 of 4 by an earlier run of job ${id} (this machine's ledger of creates names it; the journal, put back from an earlier copy, does not): taken, not bought again`,
   );
   expect(await world.posts()).toBe(posts);
-  await eachBoughtOnce();
+  // This run paid for none of them: neither its progress nor its summary counts them as its own.
+  expect(again.stderr).toContain('chunk 4 of 4: 4 of 4 tasks created; 0 items and 0 coins by this run\n');
+  expect(again.stderr).toContain('(tasks 2, 3, 4 recovered; 0 by this run)');
   // Journaled as recovered: the next resume prints the summary, sending nothing.
   const summary = await run(['resume', id, '--yes']);
   expect(summary.code, summary.stderr).toBe(0);
