@@ -24,6 +24,13 @@ export interface JobPlaceRecord {
    * file may have them by now).
    */
   removed?: { at: string; as: RemovedAs };
+  /**
+   * How far the journal had got the last time a run of this user wrote to it: its size in bytes, and the highest chunk
+   * a record of it names. A journal found shorter at that path was put back from an earlier copy (core's
+   * journaled-run.ts). Absent from records of earlier versions.
+   */
+  size?: number;
+  reached?: number;
 }
 
 /** How a job whose journal was removed had ended there: the state `taskctl jobs` listed it in. */
@@ -51,8 +58,9 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
     const text = readRegularFile(recordPath(cacheDir, id), { what: 'cache file', maxBytes: MAX_BYTES });
     if (text === undefined) return undefined;
     const record = JSON.parse(text) as Partial<Record<keyof JobPlaceRecord, unknown>> | null;
-    const { path, dev, ino, removed } = record ?? {};
+    const { path, dev, ino, removed, size, reached } = record ?? {};
     if (typeof path !== 'string' || typeof dev !== 'string' || typeof ino !== 'string') return undefined;
+    const got = typeof size === 'number' && typeof reached === 'number' ? { size, reached } : {};
     const { at, as } = (removed ?? {}) as { at?: unknown; as?: unknown };
     // A removal it cannot read is still one: a copy resumed must not take it for a file that may be there.
     if (removed !== undefined)
@@ -62,20 +70,34 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
         ino,
         removed: { at: typeof at === 'string' ? at : '', as: as === 'superseded' || as === 'lost' ? as : 'finished' },
       };
-    return { path, dev, ino };
+    return { path, dev, ino, ...got };
   } catch {
     return undefined;
   }
 }
 
-/** Records `place` as where job `id` was last run (unchanged: nothing written). Throws the fs error. */
-export function recordJobPlace(cacheDir: string, id: string, place: JobPlaceRecord): void {
+/**
+ * Records `place` as where job `id` was last run (unchanged from `last`, the record as read or last written by this
+ * run: nothing written). Throws the fs error. Fsynced only when the place itself changes: how far its journal got,
+ * recorded after each record a run appends, is not (a record lost to a power cut is an earlier one, which only guards
+ * less).
+ */
+export function recordJobPlace(
+  cacheDir: string,
+  id: string,
+  place: JobPlaceRecord,
+  last = lastJobPlace(cacheDir, id),
+): void {
   if (!JOB_ID.test(id)) return;
-  const last = lastJobPlace(cacheDir, id);
-  if (last?.path === place.path && last.dev === place.dev && last.ino === place.ino) return;
+  const same = last?.path === place.path && last.dev === place.dev && last.ino === place.ino;
+  if (same && last.size === place.size && last.reached === place.reached) return;
   const problem = makeDirectory(join(cacheDir, 'places'), 0o700);
   if (problem) throw new Error(describeDirectoryProblem(problem));
-  writeFileAtomicSync(recordPath(cacheDir, id), `${JSON.stringify(place)}\n`, 0o600, { maxBytes: MAX_BYTES });
+  writeFileAtomicSync(recordPath(cacheDir, id), `${JSON.stringify(place)}\n`, 0o600, {
+    maxBytes: MAX_BYTES,
+    // The place itself is kept durably when it changes; how far its journal got need not be.
+    durable: !same,
+  });
 }
 
 /**

@@ -180,7 +180,11 @@ export class JournalFile {
     }
     this.count += records.length;
     for (const record of records) this.types.add(typeOf(record));
+    this.onAppend?.(start + line.length, records);
   }
+
+  /** Told after each append that reached the disk: the journal's size then, and the records (never throws). */
+  onAppend: ((size: number, records: readonly object[]) => void) | undefined;
 
   /** Its size in bytes now (where the next record starts). */
   get size(): number {

@@ -344,6 +344,27 @@ export class CreateLedger {
     );
   }
 
+  /**
+   * The live entries of job `journal`'s chunks settled with a task, of `account` (or an account one with it): a chunk of
+   * the job that has one was created, whatever its journal says (one put back from an earlier copy,
+   * docs/behaviour.md#the-ledger).
+   */
+  settledOfJob(journal: string, account: string): LedgerEntry[] {
+    const accounts = this.accountsOf(account);
+    return this.read().filter(
+      (entry) =>
+        entry.job?.journal === journal &&
+        entry.state === 'created' &&
+        entry.taskId !== undefined &&
+        accounts.has(entry.account),
+    );
+  }
+
+  /** Whether `entry` was written for `items` of `service` (its count and digest). */
+  sent(entry: LedgerEntry, service: string, items: readonly string[]): boolean {
+    return entry.service === service && entry.count === items.length && entry.digest === itemsDigest(items);
+  }
+
   /** The entry made for a journaled chunk, if any (live). */
   findJob(job: LedgerJob): LedgerEntry | undefined {
     const now = this.now();

@@ -11,6 +11,7 @@ import { accountKey } from '../../src/store/cache.js';
 import { CreateLedger } from '../../src/store/ledger.js';
 import { FakeClock } from '../clock.js';
 import { startWorld, type E2EWorld } from './spawn-cli.js';
+import { keepJournalLines } from '../unit/commands/journal-lines.js';
 
 interface SandboxTask {
   id: number;
@@ -155,15 +156,14 @@ describe('create --journal', () => {
     });
     expect(done.code, done.stderr).toBe(0);
     expect(readFileSync(`${journal}.input`, 'utf8')).toBe(input);
-    // Cut the journal back to two created chunks, as if killed then; resume sends chunks 3 to 5 only.
-    const lines = records(journal);
-    const cut = lines.findIndex((r) => r.type === 'created' && r.chunk === 2) + 1;
-    writeFileSync(
+    // Cut the journal back to two created chunks, as if killed then (the cache as that run left it); resume sends
+    // chunks 3 to 5 only.
+    let cut = false;
+    keepJournalLines(
       journal,
-      lines
-        .slice(0, cut)
-        .map((r) => JSON.stringify(r))
-        .join('\n') + '\n',
+      (r) => !cut && ((cut = r.type === 'created' && r.chunk === 2), true),
+      undefined,
+      world.home.env.TASKCTL_CACHE_DIR,
     );
     const before = (await tasks()).length;
     const resumed = await world.inProcess(['resume', journal, '-q']);

@@ -215,7 +215,7 @@ function timeoutLines(
 export async function stoppedReadingIds(
   ctx: Output & Pick<Process, 'exitCode'> & Runtime & Service,
   ids: readonly number[],
-  options: Pick<WaitOptions, 'any' | 'until'>,
+  options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>,
 ): Promise<void> {
   const { resumeHint } = await import('./outcome.js');
   const command = await idListCommand(ctx, { reason: 'interrupted', unfinished: [...ids] });
@@ -227,9 +227,13 @@ export async function stoppedReadingIds(
   ctx.exitCode = ExitCode.interrupted;
 }
 
-/** `--any`, `--until S`: the flags a resume line repeats. */
-function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until'>): string[] {
-  return [options.any ? '--any' : '', options.until ? `--until ${options.until}` : ''].filter(Boolean);
+/** `--any`, `--until S`, `--allow-item-failures`: the flags a resume line repeats (each decides the exit code). */
+function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>): string[] {
+  return [
+    options.any ? '--any' : '',
+    options.until ? `--until ${options.until}` : '',
+    options.allowItemFailures === true ? '--allow-item-failures' : '',
+  ].filter(Boolean);
 }
 
 /**
@@ -242,7 +246,7 @@ async function saidKeyRefused(
   error: unknown,
   ids: readonly number[],
   seen: ReadonlyMap<number, Task>,
-  options: Pick<WaitOptions, 'resumeCommand' | 'any' | 'until'>,
+  options: Pick<WaitOptions, 'resumeCommand' | 'any' | 'until' | 'allowItemFailures'>,
 ): Promise<boolean> {
   if (!(error instanceof AuthError)) return false;
   const unfinished = ids.filter((id) => {

@@ -19,7 +19,7 @@ import { standingTakeover } from '../submit/hand-over.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './removed-place.js';
-import { resumeCommand } from '../submit/resume-command.js';
+import { resumeCommand, type JobRef } from '../submit/resume-command.js';
 import { counted } from '../../output/plural.js';
 
 export interface JournaledJob {
@@ -167,10 +167,15 @@ function requireNotSuperseded(job: JournaledJob, again: (id: string) => string):
 }
 
 /**
- * `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait`, or to the
- * end of the run still creating it, or to the job that took it over.
+ * `wait --job` and `retry --job` need every task: an unfinished job is exit 2, pointing to `resume --wait` (with the
+ * run's `flags`: a `retry --job`'s `--yes` and `--max-cost`, a `wait --job`'s exit-code flags, so the hint followed
+ * confirms and ends as the run would have), or to the end of the run still creating it, or to the job that took it over.
  */
-export function requireComplete(job: JournaledJob, command: string): void {
+export function requireComplete(
+  job: JournaledJob,
+  command: string,
+  flags: Pick<JobRef, 'yes' | 'maxCost' | 'wait'> = {},
+): void {
   if (job.unfinished.length === 0) return;
   requireNotSuperseded(job, (id) => `taskctl ${command} ${id}`);
   const ended = job.endedElsewhere;
@@ -182,7 +187,7 @@ export function requireComplete(job: JournaledJob, command: string): void {
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
-      ? `Finish it first: ${resumeCommand({ id: job.file, refused: job.refused.length > 0 }, ' --wait')}`
+      ? `Finish it first: ${resumeCommand({ id: job.file, refused: job.refused.length > 0, ...flags }, ' --wait')}`
       : 'Wait for that run to end, then run this again.',
   );
 }

@@ -45,7 +45,11 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
     );
   }
   const job = await readJob(ctx, file);
-  requireComplete(job, 'retry --job');
+  // Its spending flags: the resume that finishes the job confirms as this run would have.
+  requireComplete(job, 'retry --job', {
+    ...(options.yes === true && { yes: true }),
+    ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
+  });
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   // Their items have no result, but they were paid for once: never bought again unasked (a create of their own).

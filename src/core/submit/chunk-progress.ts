@@ -56,9 +56,10 @@ export class ChunkProgress {
    * in its latest state: a reused one found lost since is lost, not reused as well.
    */
   sent(what: string, chunk: number, tasks: number, outcome: Outcome, lost: readonly number[] = []): void {
-    this.items += outcome.items;
-    if (outcome.how !== 'reused') this.coins += outcome.task.cost;
-    else this.reused.add(chunk);
+    // A task an earlier run created (send.ts `settledEarlier`): neither its items nor its coins are this run's.
+    if (outcome.earlier !== true) this.items += outcome.items;
+    if (outcome.how === 'reused') this.reused.add(chunk);
+    else if (outcome.earlier !== true) this.coins += outcome.task.cost;
     if (this.total < 2) return;
     const of = counted(this.total, 'task');
     const gone = new Set(lost);

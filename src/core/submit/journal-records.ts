@@ -330,6 +330,10 @@ export class JobFold {
   private seenGood = false;
   /** The highest chunk a readable record after the first names (how far a damaged line may reach). */
   private named = 0;
+  /** The highest chunk a readable record names (how far the journal had got: journaled-run.ts, a journal put back). */
+  get reached(): number {
+    return this.named;
+  }
   /** Chunks given another task after their send's list was cut: their lists are read again at the end (`again`). */
   private readonly relisted = new Set<number>();
   private readonly counts: boolean;

@@ -181,12 +181,7 @@ export async function journaledOr(
  * that this machine knows (the original of a copy, or the copy of an original) is read, and what it knows that this
  * one does not is appended here (adoptOther): either file continues what the other's run created.
  */
-function openJournal(
-  place: JobPlace,
-  nowMs: number,
-  elsewhere: Elsewhere,
-  existing = false,
-): { file: JournalFile; id: string; fold: JobFold; took: Took | undefined; gone: GonePlace | undefined } {
+function openJournal(place: JobPlace, nowMs: number, elsewhere: Elsewhere, existing = false): Opened {
   let id = '';
   const fold = foldOf(place.path);
   const file = JournalFile.open(
@@ -222,6 +217,24 @@ function openJournal(
     file.close();
     throw error;
   }
+}
+
+/** An open journal (openJournal). */
+interface Opened {
+  file: JournalFile;
+  id: string;
+  fold: JobFold;
+  took: Took | undefined;
+  gone: GonePlace | undefined;
+  /** Found shorter than this user's runs last wrote it at that path: put back from an earlier copy (`pastRestored`). */
+  restored?: Restored | undefined;
+}
+
+/** How far a journal put back had got (store/job-places.ts `size`, `reached`) and its size now. */
+interface Restored {
+  size: number;
+  was: number;
+  reached: number;
 }
 
 /** The tasks a run took from the file its job was last run from: how many chunks, and that file. */
@@ -280,6 +293,8 @@ interface GonePlace {
   record?: () => void;
   /** Removed as the job ended there (store/job-places.ts `removed`), how, and the job's service: never put back. */
   removed?: { as: RemovedAs; service: string };
+  /** Not gone: this very journal, put back from an earlier copy (`pastRestored`). */
+  restored?: true;
 }
 
 /**
@@ -301,11 +316,12 @@ function lastPlaceOf(
   place: JobPlace,
   nowMs: number,
   where: Elsewhere,
-): { took: Took | undefined; gone: GonePlace | undefined } {
+): Pick<Opened, 'took' | 'gone' | 'restored'> {
   const path = realPath(place.path);
   const identity = fileIdentity(path);
   let took: Took | undefined;
   let gone: GonePlace | undefined;
+  let restored: Restored | undefined;
   // A new job: no other place can know it yet.
   const last = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
   // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
@@ -323,18 +339,89 @@ function lastPlaceOf(
       const chunks = adoptOther(file, fold, id, last.path);
       if (chunks > 0) took = { chunks, from: last.path };
     } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where);
-  }
-  if (identity === undefined) return { took, gone };
-  const record = () => {
+  } else if (last?.size !== undefined && last.reached !== undefined && file.size < last.size)
+    // This very path, shorter than a run of this user last wrote it: put back from an earlier copy (a backup, a cache
+    // restored). What was written since is not here; pastRestored decides whether the ledger still knows it.
+    restored = { size: file.size, was: last.size, reached: last.reached };
+  if (identity === undefined) return { took, gone, restored };
+  // The record as read, then as this run last wrote it: each append's record is not read back first.
+  let known = last;
+  const record = (size = file.size, reached = fold.reached) => {
     try {
-      recordJobPlace(where.cacheDir, id, { path, ...identity });
+      const place = { path, ...identity, size, reached };
+      recordJobPlace(where.cacheDir, id, place, known);
+      known = place;
     } catch {
       // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
     }
   };
-  if (gone === undefined) record();
-  else if (gone.forgetting) gone.record = record;
-  return { took, gone };
+  if (gone === undefined && restored === undefined) record();
+  else if (gone?.forgetting === true) gone.record = record;
+  // How far the journal gets, after each record this run appends: a copy put back later is found shorter. Not while
+  // the job's place is a gone file, nor, for a journal put back, until it names every chunk the lost part did.
+  if (gone === undefined) {
+    let reached = fold.reached;
+    file.onAppend = (size, records) => {
+      for (const record of records) {
+        const chunk = (record as { chunk?: unknown }).chunk;
+        if (typeof chunk === 'number' && chunk > reached) reached = chunk;
+      }
+      if (reached >= (restored?.reached ?? 0)) record(size, reached);
+    };
+  }
+  return { took, gone, restored };
+}
+
+/** The journal at `place` opened (openJournal), and one put back from an earlier copy judged (pastRestored). */
+async function openChecked(
+  ctx: Pick<Runtime, 'clock'>,
+  place: JobPlace,
+  where: Elsewhere,
+  existing = false,
+): Promise<Opened> {
+  const opened = openJournal(place, ctx.clock.now(), where, existing);
+  try {
+    await pastRestored(ctx, opened, place, where);
+  } catch (error) {
+    opened.file.close();
+    throw error;
+  }
+  return opened;
+}
+
+/**
+ * A journal put back from an earlier copy (`restored`): the chunks its lost part named may have tasks it does not
+ * know. Each such chunk the ledger still holds settled with a task is taken from there when it comes to be sent
+ * (send.ts `settledEarlier`); a chunk in doubt here is settled by the scan. When the ledger does not account for every
+ * chunk up to the one the lost part reached, the run goes on only as one past a gone journal does (gonePast: a lookup
+ * reaching back to the job's start), else nothing is sent: exit 9 (docs/behaviour.md#jobs).
+ */
+async function pastRestored(
+  ctx: Pick<Runtime, 'clock'>,
+  opened: Opened,
+  place: JobPlace,
+  where: Elsewhere,
+): Promise<void> {
+  const { restored } = opened;
+  if (restored === undefined) return;
+  const state = opened.fold.end();
+  if (state === undefined || state.done) return;
+  const { CreateLedger } = await import('../../store/ledger.js');
+  const now = ctx.clock.now();
+  const settled = new Set<number>();
+  try {
+    for (const entry of new CreateLedger(where.cacheDir, () => now).read())
+      if (entry.job?.journal === opened.id && entry.state === 'created' && entry.taskId !== undefined)
+        settled.add(entry.job.chunk);
+  } catch {
+    // No ledger to read: nothing it accounts for.
+  }
+  let known = true;
+  for (let chunk = 1; chunk <= Math.min(restored.reached, state.job.chunks) && known; chunk++) {
+    const here = state.chunks.get(chunk);
+    known = here?.task !== undefined || here?.send !== undefined || here?.refused !== undefined || settled.has(chunk);
+  }
+  if (!known) opened.gone = gonePast(opened.id, place, realPath(place.path), now, where, undefined, restored);
 }
 
 /** What a gone journal's exit 2 adds to the job's age in the window it prints. */
@@ -355,6 +442,7 @@ function gonePast(
   nowMs: number,
   where: Elsewhere,
   removed?: JobPlaceRecord['removed'],
+  restored?: Restored,
 ): GonePlace | undefined {
   const state = readState(place.path);
   if (state?.done === true) return undefined;
@@ -365,7 +453,10 @@ function gonePast(
   const from = nowMs - age;
   // The lookup this run makes: the window given, else the job's own (a retry's 1h, a create's --reuse-window).
   const looks = where.noReuse ? undefined : (where.window ?? own);
-  const ended = removed === undefined ? {} : { removed: { as: removed.as, service: state?.job.service ?? '' } };
+  const ended = {
+    ...(removed !== undefined && { removed: { as: removed.as, service: state?.job.service ?? '' } }),
+    ...(restored !== undefined && { restored: true as const }),
+  };
   if (where.forget) return { path: gone, from, least: looks, forgetting: true, ...ended };
   if (looks !== undefined && looks >= age) return { path: gone, from, least: looks, forgetting: false, ...ended };
   // The --ignore-job flags the job has not recorded, before its --adopt and --resend.
@@ -373,16 +464,22 @@ function gonePast(
   const job = { ...where.job, id: place.name, unrecorded: () => ignoring + (where.job.unrecorded?.() ?? '') };
   // A journal removed as its job ended there cannot be put back: a copy of it is not what it became.
   const what =
-    removed === undefined
-      ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
-      : `job ${id} ${endedFrom(removed.as, gone)}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
+    restored !== undefined
+      ? `job ${id}: its journal ${gone} is shorter than when this machine last wrote to it (${formatCount(restored.size)} bytes now, ${formatCount(restored.was)} then): it was put back from an earlier copy, and what was created since is not known here`
+      : removed === undefined
+        ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
+        : `job ${id} ${endedFrom(removed.as, gone)}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
   const back =
-    removed === undefined
-      ? 'Put that journal back and run this again; or'
-      : `${capitalised(tasksOnService(removed.as))}:`;
+    restored !== undefined
+      ? 'Put the later journal back, if you have it, and run this again; or'
+      : removed === undefined
+        ? 'Put that journal back and run this again; or'
+        : `${capitalised(tasksOnService(removed.as))}:`;
+  // A journal put back: the tasks made since may be on the service for chunks it says were never sent (exit 9).
+  const Refusal = restored === undefined ? UsageError : CreateUnknownError;
   // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
   if (window === undefined)
-    throw new UsageError(
+    throw new Refusal(
       `${what}; nothing was sent (it started ${isoSeconds(from)}, more than a year ago: no --reuse-window reaches back that far)`,
       removed === undefined
         ? `Put that journal back and run this again; or, if it is lost for good, go on without it, buying again whatever its run created of the chunks left: ${resumeCommand(job, ' --forget-gone-journal')}`
@@ -392,7 +489,7 @@ function gonePast(
     where.window === undefined
       ? ''
       : ` (--reuse-window ${formatDuration(where.window)} does not reach back to the job's start)`;
-  throw new UsageError(
+  throw new Refusal(
     `${what}; nothing was sent${short}`,
     `${back} continue with a look for each chunk's task on the service first (one of the same items made since the job started is taken, not bought again): ${resumeCommand(job, ` --reuse-window ${window}`)}`,
   );
@@ -520,7 +617,7 @@ export async function runJournaledCreate(
   options: CreateJobOptions,
   underLock?: (state: JobState | undefined) => void,
 ): Promise<void> {
-  const { file, id, fold, took, gone } = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options));
+  const { file, id, fold, took, gone } = await openChecked(ctx, place, elsewhereOf(ctx.env, options));
   if (took) ctx.printer.info(tookWords(id, took));
   const path = place.path;
   /** The job's state as this run goes on (the journal's observer keeps it): what decides whether it is kept. */
@@ -656,7 +753,7 @@ async function continueStopped(
   taken: () => void,
 ): Promise<boolean | 'held'> {
   const store = jobStore(ctx.env);
-  let opened: ReturnType<typeof openJournal>;
+  let opened: Opened;
   try {
     opened = openJournal(
       { path: stopped.path, name: stopped.id, store },
@@ -667,8 +764,10 @@ async function continueStopped(
   } catch {
     return store.runner(stopped.id, stopped.path) === undefined ? false : 'held';
   }
-  const { file, id, fold, gone } = opened;
+  const { file, id, fold } = opened;
   try {
+    await pastRestored(ctx, opened, { path: stopped.path, name: stopped.id, store }, elsewhereOf(ctx.env, options));
+    const { gone } = opened;
     const state = fold.end();
     if (state === undefined || id !== stopped.id || !sameWork(store, state, record, items, true)) return false;
     taken();
@@ -929,10 +1028,10 @@ async function resumeOne(
         ...(options.resend ?? []).map((c) => ` --resend ${c}`),
       ].join(''),
   };
-  let opened: ReturnType<typeof openJournal>;
+  let opened: Opened;
   try {
     // A resume never makes a journal.
-    opened = openJournal(place, ctx.clock.now(), elsewhereOf(ctx.env, options, thisResume), true);
+    opened = await openChecked(ctx, place, elsewhereOf(ctx.env, options, thisResume), true);
   } catch (error) {
     throw error instanceof JobUnwritableError ? goOnElsewhere(error, store, path, thisResume) : error;
   }
@@ -1231,7 +1330,9 @@ async function continueJob(
   const skip = skipRefused(ctx, journal, { id, user, early }, run.options.skipRefused === true);
   if (gone?.forgetting === true) {
     ctx.printer.warn(
-      `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
+      gone.restored === true
+        ? `job ${id}: its journal was put back from an earlier copy: what was created since is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`
+        : `job ${id} was last run from ${gone.path}, which is gone: what that run created is forgotten (--forget-gone-journal), and its chunks without a task here are sent again`,
     );
     journal.whenGoingOn(' --forget-gone-journal', gone.record ?? (() => undefined));
   }
@@ -1362,7 +1463,7 @@ function fromCoveringJobs(
     const may = sent
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
-    const { unrecorded: _mine, gone: _gone, ...spent } = self; // that job's resume carries none of this one's choices
+    const { unrecorded: _mine, gone: _gone, wait: _wait, ...spent } = self; // that job's resume carries none of this one's choices
     // A job of another state directory is named by its journal there: `resume ID` here would not find it.
     const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: resumeName(store, job), refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(

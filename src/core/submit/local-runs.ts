@@ -47,6 +47,8 @@ export class LocalCreates {
   private handing: typeof import('./hand-over.js') | undefined;
   /** The earliest send of a stopped run's request for these items, unsettled when this run reserved (`stoppedSince`). */
   private stoppedSentAt: number | undefined;
+  /** The settled entries of this run's job, read once (`settledChunk`). */
+  private jobEntries: LedgerEntry[] | undefined;
 
   private constructor(
     private readonly ctx: LedgerUser,
@@ -105,6 +107,34 @@ export class LocalCreates {
   takeOver(job: LedgerJob, service: string, items: readonly string[], sentAt: number): LedgerEntry | undefined {
     if (!this.ledger || this.account === undefined) return undefined;
     return this.attempt(() => this.ledger?.transfer(job, this.liveForMs)) ?? this.begin(service, items, job, sentAt);
+  }
+
+  /**
+   * The entry of this machine's ledger that settled chunk `job.chunk` of job `job.journal` with a task, sent with these
+   * items (undefined when none, or no ledger): that chunk was created by an earlier run of the job, though the journal
+   * does not say so (one put back from an earlier copy, docs/behaviour.md#the-ledger). The ledger is read once a run.
+   */
+  settledChunk(job: LedgerJob, service: string, items: readonly string[]): LedgerEntry | undefined {
+    const { ledger, account } = this;
+    if (!ledger || account === undefined) return undefined;
+    this.jobEntries ??= this.attempt(() => ledger.settledOfJob(job.journal, account)) ?? [];
+    return this.jobEntries.find(
+      (entry) =>
+        entry.job?.journal === job.journal && entry.job.chunk === job.chunk && ledger.sent(entry, service, items),
+    );
+  }
+
+  /**
+   * Chunk `job`'s task, named by its settled entry (`settledChunk`), is this run's: the entry is taken over as a
+   * resume takes a chunk's entry, so its claim stays the job's.
+   */
+  takeSettled(job: LedgerJob): void {
+    if (this.ledger) this.attempt(() => this.ledger?.transfer(job));
+  }
+
+  /** Whether `entry`'s claim names `task` as the service shows it now (store/ledger.ts `holds`). */
+  names(entry: LedgerEntry, task: Task): boolean {
+    return this.ledger?.holds(entry, task) === true;
   }
 
   /**

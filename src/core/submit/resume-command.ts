@@ -13,6 +13,12 @@ export interface JobRef {
   yes?: boolean;
   maxCost?: number;
   /**
+   * The run waited for the job's tasks (`--wait`, with the flags that decide its exit code: `--allow-item-failures`,
+   * `--until S`, `--any`), as its resume does: the exit code a script reads after following a hint is the one the
+   * stopped run would have given (docs/behaviour.md#jobs). The flags, each after a space.
+   */
+  wait?: string;
+  /**
    * The flags of this run whose choice the job has not recorded yet (`--ignore-job J`, `--forget-gone-journal`: a run
    * stopped at the money guard records none): its hints carry them, so the resume they name goes on as this one would
    * have, never back to the refusal they passed.
@@ -44,10 +50,13 @@ export interface JobRef {
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
+  // A hint that waits anyway (`more` starting with --wait) carries the run's wait flags once.
+  const waits = job.wait ?? '';
+  if (waits !== '' && more.startsWith(' --wait')) more = more.slice(' --wait'.length);
   const unrecorded = job.unrecorded?.() ?? '';
   const window = job.gone?.window();
   const gone = job.gone === undefined ? '' : window === undefined ? FORGET : ` --reuse-window ${window}`;
-  const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${unrecorded}${gone}${more}`;
+  const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${waits}${unrecorded}${gone}${more}`;
   if (job.gone === undefined || window !== undefined) return command;
   // The words first, the command alone on the last line: the line pastes into a shell as it is.
   // A journal removed as its job ended there cannot be put back: that way is not named.
@@ -60,4 +69,16 @@ const FORGET = ' --forget-gone-journal';
 /** Why no `--reuse-window` lets a run past the gone journal `path`: the job started more than a year ago. */
 function tooOld(path: string): string {
   return `${path} is gone and the job started more than a year ago, further back than any --reuse-window reaches`;
+}
+
+/**
+ * The wait flags that decide a wait's exit code (`--allow-item-failures`, `--until S`, `--any`), as a hint's command
+ * carries them after its `--wait`.
+ */
+export function waitFlags(options: { allowItemFailures?: boolean; until?: string; any?: boolean }): string {
+  return [
+    ...(options.allowItemFailures === true ? [' --allow-item-failures'] : []),
+    ...(options.until === undefined ? [] : [` --until ${options.until}`]),
+    ...(options.any === true ? [' --any'] : []),
+  ].join('');
 }

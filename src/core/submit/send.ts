@@ -15,6 +15,7 @@ import {
   CreateUnknownError,
   InterruptedBeforeSendError,
   InterruptedError,
+  NotFoundError,
   RateLimitError,
   ReuseUnsearchedError,
 } from '../../errors.js';
@@ -145,6 +146,9 @@ async function lookBefore(
 ): Promise<Snapshot | Outcome> {
   const reconcile = await import('../reconcile.js');
   try {
+    const known =
+      job === undefined ? undefined : await settledEarlier(ctx, api, { service, items }, job, local, exclude, what);
+    if (known !== undefined) return known;
     if (options.reuseWindow !== undefined) {
       const window = options.reuseWindow;
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as
@@ -361,6 +365,39 @@ async function twinTask(
   if (task.service !== service || task.total_items !== items.length) return undefined; // the walk decides
   ctx.printer.info(`reusing task ${id}: another taskctl run on this machine created it for the same items meanwhile`);
   return { task, how: 'reused', items: items.length };
+}
+
+/**
+ * A chunk of a job that this machine's ledger holds as created by an earlier run of the job (an entry of its job and
+ * chunk, settled with a task, sent with these items), though the journal does not say so: a journal put back from an
+ * earlier copy (docs/behaviour.md#the-ledger). That task is read, and taken as the chunk's (`recovered`), never bought
+ * again; one the service no longer shows as claimed (not found, another task under its id) or that another chunk of the
+ * job has leaves the chunk to be sent as before.
+ */
+async function settledEarlier(
+  ctx: Sender,
+  api: ApiClient,
+  { service, items }: Chunk,
+  job: LedgerJob,
+  local: LocalCreates,
+  exclude: Claims,
+  what: string,
+): Promise<Outcome | undefined> {
+  const entry = local.settledChunk(job, service, items);
+  if (entry?.taskId === undefined) return undefined;
+  let task: Task;
+  try {
+    task = await api.getTask(entry.taskId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  if (!local.names(entry, task) || exclude.holds(task)) return undefined;
+  local.takeSettled(job);
+  ctx.printer.warn(
+    `recovered: task ${task.id} was created for ${what} by an earlier run of job ${job.journal} (this machine's ledger of creates names it; the journal, put back from an earlier copy, does not): taken, not bought again`,
+  );
+  return { task, how: 'recovered', items: items.length, earlier: true };
 }
 
 interface Posting {

@@ -198,7 +198,8 @@ function earlierChunks(
  */
 function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, options: SubmitOptions): boolean {
   const { job } = end.input;
-  const now = [...end.outcomes.values()];
+  // A task an earlier run of the job created (send.ts `settledEarlier`) is not this run's.
+  const now = [...end.outcomes.values()].filter((outcome) => outcome.earlier !== true);
   const all = [...end.done.entries(), ...end.outcomes.entries()]
     .filter(([chunk]) => !lost.has(chunk) || end.outcomes.has(chunk))
     .sort(([a], [b]) => a - b)

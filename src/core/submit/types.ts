@@ -1,6 +1,6 @@
 /** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import type { JobRef } from './resume-command.js';
+import { waitFlags, type JobRef } from './resume-command.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
@@ -82,6 +82,11 @@ export interface Outcome {
   covers?: () => void;
   /** The stopped jobs' chunks that task covers, handed to this chunk (local-runs.ts `handed`): its record names them. */
   handed?: ReadonlyArray<{ job: string; chunk: number }>;
+  /**
+   * The task an earlier run of the job created, known from the ledger though the journal does not say so (send.ts
+   * `settledEarlier`): this run paid nothing for it, so its items and coins are not this run's.
+   */
+  earlier?: true;
 }
 
 /** A chunk with its task, from an earlier run of a journaled job: only what the journal keeps of the task. */
@@ -223,10 +228,18 @@ export interface PipelineInput {
   settle?: (api: ApiClient, state: SendState) => Promise<void>;
 }
 
-/** The spending flags of a run that its job's hints carry (`--yes`, `--max-cost N`). */
-export function spendingFlags(options: Pick<SubmitOptions, 'yes' | 'maxCost'>): Pick<JobRef, 'yes' | 'maxCost'> {
+/**
+ * The flags of a run that its job's hints carry: how it spends (`--yes`, `--max-cost N`) and whether it waits, with the
+ * flags that decide the wait's exit code (`waitFlags`), so a hint followed as printed confirms and ends as the run
+ * would have (docs/behaviour.md#jobs).
+ */
+export function spendingFlags(
+  options: Pick<SubmitOptions, 'yes' | 'maxCost' | 'wait' | 'allowItemFailures' | 'until' | 'any'>,
+): Pick<JobRef, 'yes' | 'maxCost' | 'wait'> {
+  const wait = options.wait === true ? ` --wait${waitFlags(options)}` : '';
   return {
     ...(options.yes === true && { yes: true }),
     ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
+    ...(wait !== '' && { wait }),
   };
 }

@@ -2,8 +2,8 @@
  * A job's journal as a scenario test reads and edits it (as if its run was killed at some record): its lines parsed,
  * and the journal written again with only the records kept.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export type JournalLine = Record<string, unknown>;
 
@@ -15,19 +15,51 @@ export function journalLines(path: string): JournalLine[] {
     .map((line) => JSON.parse(line) as JournalLine);
 }
 
-/** Writes the journal at `path` again with only the records `keep` keeps (each one mapped by `map`, when given). */
+/**
+ * Writes the journal at `path` again with only the records `keep` keeps (each one mapped by `map`, when given), and
+ * the cache directory `cache` as a run killed at the last record kept would have left it (`killedThere`): by default,
+ * for a journal of a state directory (`HOME/state/jobs/ID.jsonl`, runTaskctl's layout), the one beside it (`HOME/cache`).
+ */
 export function keepJournalLines(
   path: string,
   keep: (record: JournalLine) => boolean,
   map: (record: JournalLine) => JournalLine = (record) => record,
+  cache = basename(dirname(dirname(path))) === 'state' ? join(dirname(dirname(dirname(path))), 'cache') : undefined,
 ): void {
-  writeFileSync(
-    path,
-    journalLines(path)
-      .filter(keep)
-      .map((record) => `${JSON.stringify(map(record))}\n`)
-      .join(''),
-  );
+  const kept = journalLines(path)
+    .filter(keep)
+    .map((record) => map(record));
+  writeFileSync(path, kept.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  if (cache !== undefined) killedThere(cache, path, kept);
+}
+
+/**
+ * The cache directory `cache` as a run of the job killed at the last of the records `kept` would have left it: its
+ * ledger holds no entry of a chunk no kept record names (that run never sent it), and the record of where the job was
+ * last run says how far its journal `path` had got then (else the journal would be one put back from an earlier copy,
+ * docs/behaviour.md#jobs).
+ */
+function killedThere(cache: string, path: string, kept: readonly JournalLine[]): void {
+  const id = kept[0]?.id;
+  if (typeof id !== 'string') return;
+  const named = new Set(kept.flatMap((record) => (typeof record.chunk === 'number' ? [record.chunk] : [])));
+  const ledger = join(cache, 'creates.json');
+  if (existsSync(ledger)) {
+    const file = JSON.parse(readFileSync(ledger, 'utf8')) as {
+      entries: Array<{ job?: { journal: string; chunk: number } }>;
+    };
+    file.entries = file.entries.filter((entry) => entry.job?.journal !== id || named.has(entry.job.chunk));
+    writeFileSync(ledger, JSON.stringify(file));
+  }
+  const place = join(cache, 'places', `${id}.json`);
+  if (existsSync(place)) {
+    const record = JSON.parse(readFileSync(place, 'utf8')) as { size?: number; reached?: number };
+    if (record.size !== undefined) {
+      record.size = statSync(path).size;
+      record.reached = Math.max(0, ...named);
+      writeFileSync(place, `${JSON.stringify(record)}\n`);
+    }
+  }
 }
 
 /**

@@ -41,6 +41,20 @@ it('recorded (0700 directory, 0600 file) and read back; the last record wins; an
   expect(lastJobPlace(cache, 'j-other123')).toBeUndefined();
 });
 
+it("how far the journal got (its size, the last chunk named) is kept with the place, and replaces the record when it changes; an earlier version's record has none", () => {
+  const cache = cacheDir();
+  const place = { path: '/state/jobs/j-abcd1234.jsonl', dev: '1', ino: '2' };
+  recordJobPlace(cache, 'j-abcd1234', { ...place, size: 900, reached: 3 });
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual({ ...place, size: 900, reached: 3 });
+  const file = join(cache, 'places', 'j-abcd1234.json');
+  const written = statSync(file).ino;
+  recordJobPlace(cache, 'j-abcd1234', { ...place, size: 1200, reached: 4 });
+  expect(statSync(file).ino).not.toBe(written);
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual({ ...place, size: 1200, reached: 4 });
+  writeFileSync(file, JSON.stringify(place));
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual(place);
+});
+
 it('a damaged record, or a name that is no job id, is no record', () => {
   const cache = cacheDir();
   recordJobPlace(cache, 'j-abcd1234', { path: '/a', dev: '1', ino: '2' });

@@ -3,11 +3,12 @@
  * more (earlier runs created part of the job), what the balance covers, and the way on: top up, then the resume. Never
  * "nothing was created" beside tasks the job has, and never the refused command alone as the next step.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
+import { keepJournalLines } from '../journal-lines.js';
 
 const S = 'domain_check_availability'; // 1 coin an item
 let world: World;
@@ -22,14 +23,12 @@ async function stoppedAfterChunk2(): Promise<void> {
   const items = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com', 'f.com', 'g.com', 'h.com'];
   const created = await run(['create', S, ...items, '--chunk-size', '2', '--journal', journal(), '-q']);
   expect(created.code, created.stderr).toBe(0);
-  const kept = readFileSync(journal(), 'utf8')
-    .trim()
-    .split('\n')
-    .filter((line) => {
-      const row = JSON.parse(line) as { type: string; chunk?: number };
-      return row.type !== 'done' && !(row.chunk !== undefined && row.chunk > 2);
-    });
-  writeFileSync(journal(), kept.join('\n') + '\n');
+  keepJournalLines(
+    journal(),
+    (row) => row.type !== 'done' && !(typeof row.chunk === 'number' && row.chunk > 2),
+    undefined,
+    join(dir, 'cache'),
+  );
 }
 
 it('refused by the balance: nothing more sent by this run, what it covers, top up, then the resume', async () => {
@@ -61,9 +60,8 @@ it('refused by the balance after settling a chunk with --adopt: the journal byte
   expect(created.code, created.stderr).toBe(0);
   const task = Number(created.stdout.trim().split('\n')[0]);
   // As if killed while chunk 1's POST was out: its send on record, nothing after it.
-  const lines = readFileSync(journal(), 'utf8').trim().split('\n');
-  const sent = lines.findIndex((line) => (JSON.parse(line) as { type: string }).type === 'send');
-  writeFileSync(journal(), lines.slice(0, sent + 1).join('\n') + '\n');
+  let sent = false;
+  keepJournalLines(journal(), (row) => !sent && ((sent = row.type === 'send'), true), undefined, join(dir, 'cache'));
   const before = readFileSync(journal(), 'utf8');
   await world.setBalance(1);
   const posts = await world.posts();

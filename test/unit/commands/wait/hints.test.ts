@@ -46,6 +46,10 @@ describe('wait: hints that would list many ids', () => {
     const result = await run(['wait', '--job', given, '--timeout', '5s'], person);
     expect(result.code).toBe(124);
     expect(result.stderr).toContain(`still running: taskctl wait --job ${journal}\n`);
+    // A flag that decides the exit code is carried: followed as printed, the wait ends as this one would have.
+    const allowed = await run(['wait', '--job', given, '--timeout', '5s', '--allow-item-failures'], person);
+    expect(allowed.code).toBe(124);
+    expect(allowed.stderr).toContain(`still running: taskctl wait --job ${journal} --allow-item-failures\n`);
     // What a create says of the journal it was given names it the same way.
     const other = await run(['create', SERVICE, 'other.com', '--journal', given, '-y', '-q']);
     expect(other.code).toBe(2);

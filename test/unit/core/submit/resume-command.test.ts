@@ -36,3 +36,10 @@ it('resumeCommand: a journal removed as its job ended there (pruned) is never to
   );
   expect(words).not.toContain('put that journal back');
 });
+
+it('carries the wait flags of a run that waits once, also where the hint waits anyway', () => {
+  const job = { id: 'j-a', yes: true, wait: ' --wait --allow-item-failures' };
+  expect(resumeCommand(job)).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
+  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
+  expect(resumeCommand(job, ' --adopt 2=7')).toBe('taskctl resume j-a --yes --wait --allow-item-failures --adopt 2=7');
+});
