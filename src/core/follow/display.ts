@@ -7,7 +7,8 @@
  *
  * Truthful: every count shown is one the service reported (nothing is extrapolated between polls); the
  * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
- * N s ago) and shows no rate or estimate, so nothing moves that is not known.
+ * N s ago) and shows no rate or estimate, and before it says so the estimate holds from when the answer was due, so
+ * nothing moves that is not known.
  */
 import { NO_ANSWER_NOTICE_MS } from '../../api/constants.js';
 import { clockTime, formatDuration } from '../../lib/duration.js';
@@ -360,8 +361,11 @@ export class FollowDisplay {
     const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
     const rate = quiet ? undefined : view.change.itemsPerSecond;
     const end = quiet ? undefined : view.change.predictedEnd;
+    // The estimate counts down only while answers come when due: from the moment the next answer was due (the round
+    // under way began) until it comes, the estimate holds, as the counts do (docs/behaviour.md#spinners-and-progress).
+    const asOf = Math.min(now, this.roundStartedAt ?? now);
     // A countdown rounds up, as a timer does: 400 ms left is 0:01, and 0:00 is never shown while time is left.
-    const left = end !== undefined && end > now ? clockTime(Math.ceil((end - now) / 1000) * 1000) : undefined;
+    const left = end !== undefined && end > asOf ? clockTime(Math.ceil((end - asOf) / 1000) * 1000) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
       !ended && end !== undefined ? (left === undefined ? 'est. overdue' : `est. ${left} left`) : '',
