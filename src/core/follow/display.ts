@@ -49,6 +49,11 @@ export interface DisplayOptions {
    * clock. Without it, this machine's clock.
    */
   serviceNow?: ((localNow: number) => number) | undefined;
+  /**
+   * `watch`: the live block is only what a stall says (the wait for an answer, the polling with its give-up countdown),
+   * nothing while answers come; the tasks are the caller's lines.
+   */
+  stallOnly?: boolean | undefined;
 }
 
 interface View {
@@ -135,6 +140,14 @@ export class FollowDisplay {
     if (this.trouble || this.roundStartedAt === undefined) return undefined;
     const waited = now - this.roundStartedAt;
     return waited >= AWAIT_NOTICE_MS ? waited : undefined;
+  }
+
+  /** An answer that is no task's (a page of the task list): the stall, if any, is over. */
+  heard(): void {
+    this.lastAnswerAt = this.options.clock.now();
+    this.answered = true;
+    this.trouble = undefined;
+    if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
 
   /** Every observation: fresh counts, rate and ETA for the live block (plain mode prints on `change` only). */
@@ -302,6 +315,7 @@ export class FollowDisplay {
           ]
         : [];
     const hold = this.holdText(now);
+    if (this.options.stallOnly === true) return hold === undefined ? head : [...head, paint.dim(hold)];
     // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
     if (views.length === 0) {
       const { ids } = this.options;
