@@ -207,6 +207,19 @@ export class Context implements Capabilities {
    * flags, the environment and the profile's `output`, and nothing else is resolved (no key file, no sandbox).
    */
   async setup(): Promise<void> {
+    this.settingUp = true;
+    try {
+      await this.makePrinter();
+    } finally {
+      this.settingUp = false;
+      // The config's warnings while the printer was being made (its profile's `output`): printed as every warning is,
+      // wrapped and coloured, once the printer exists; plainly when it could not be made.
+      const early = this.earlyWarnings.splice(0);
+      for (const message of early) this.warn(message);
+    }
+  }
+
+  private async makePrinter(): Promise<void> {
     this.printerInstance = await createRunPrinter({
       io: this.io,
       env: this.env,
@@ -263,15 +276,21 @@ export class Context implements Capabilities {
     return this.spinners.spinInto(text, show, work);
   }
 
-  /** A printer that works even when setup failed (bad --output value): plain stderr, redacted. */
-  fallbackWarn = (message: string): void => {
-    this.io.stderr.write(`warning: ${this.redact(message)}\n`);
-  };
+  /** Warnings said while the printer was being made (setup reads the config for the format): printed by setup. */
+  private readonly earlyWarnings: string[] = [];
+  private settingUp = false;
+
+  /** A warning through the printer; plain stderr, redacted, when it could not be made (a bad --output value). */
+  private warn(message: string): void {
+    if (this.printerInstance) this.printerInstance.warn(message);
+    else this.io.stderr.write(`warning: ${this.redact(message)}\n`);
+  }
 
   config(): Promise<ConfigStore> {
-    this.configPromise ??= openConfig(this.env, (message) =>
-      this.printerInstance ? this.printerInstance.warn(message) : this.fallbackWarn(message),
-    );
+    this.configPromise ??= openConfig(this.env, (message) => {
+      if (this.printerInstance === undefined && this.settingUp) this.earlyWarnings.push(message);
+      else this.warn(message);
+    });
     return this.configPromise;
   }
 

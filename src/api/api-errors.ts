@@ -115,14 +115,26 @@ const SAYS_NOTHING_MORE: Readonly<Partial<Record<ErrorClass, string>>> = {
 
 /**
  * What a server's words add to the status: none when they only restate it; of `Internal server error (injected
- * fault)`, what the parenthesis says.
+ * fault)`, what the parenthesis says; without the status they name once more (`injected fault, HTTP 503` is
+ * `injected fault` beside the `HTTP 503` already said).
  */
-function wordsBeyond(kind: ErrorClass, serverText: string): string | undefined {
+function wordsBeyond(kind: ErrorClass, status: number, serverText: string): string | undefined {
   const phrase = SAYS_NOTHING_MORE[kind];
   if (phrase === undefined) return serverText;
-  const text = serverText.replace(/[.!\s]+$/, '');
-  if (new RegExp(`^(?:${phrase})$`, 'i').test(text)) return undefined;
-  return new RegExp(`^(?:${phrase})\\s*\\((.+)\\)$`, 'i').exec(text)?.[1] ?? serverText;
+  const text = withoutStatus(serverText.replace(/[.!\s]+$/, ''), status);
+  if (text === '' || new RegExp(`^(?:${phrase})$`, 'i').test(text)) return undefined;
+  return new RegExp(`^(?:${phrase})\\s*\\((.+)\\)$`, 'i').exec(text)?.[1] ?? text;
+}
+
+/** `text` without a mention of `HTTP <status>` and the comma, colon or dash that joins it to the rest. */
+function withoutStatus(text: string, status: number): string {
+  const mention = new RegExp(`\\s*[,;:\u2013\u2014-]?\\s*\\bHTTP[ /]?${status}\\b\\s*[,;:\u2013\u2014-]?\\s*`, 'gi');
+  const joined = text.replace(mention, (found: string, offset: number) => {
+    const before = text[offset - 1];
+    const after = text[offset + found.length];
+    return before === undefined || before === '(' || after === undefined || after === ')' ? '' : ' ';
+  });
+  return joined.replace(/\s*\(\)/g, '').trim();
 }
 
 /**
@@ -157,7 +169,7 @@ export function apiError(
       body?.code && !(kind === 'rateLimited' && body.code.toLowerCase() === 'rate_limited')
         ? `, ${neutralise(body.code)}`
         : '';
-    const beyond = serverText === undefined ? undefined : wordsBeyond(kind, serverText);
+    const beyond = serverText === undefined ? undefined : wordsBeyond(kind, status, serverText);
     const words = beyond === undefined ? '' : `: ${beyond}`;
     detail = `${DEFAULT_DETAIL[kind]} (HTTP ${status}${code}${words})`;
   }

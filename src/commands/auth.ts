@@ -34,7 +34,11 @@ export function registerAuth(program: Command, run: RunAction): void {
     .description(
       'show where the key comes from (masked), the base URL, whether the key works, and the rate-limit budget',
     )
-    .addHelpText('after', examples(['taskctl auth status', 'taskctl auth status -o json']))
+    .addHelpText(
+      'after',
+      examples(['taskctl auth status', 'taskctl auth status -o json', 'taskctl auth status -q || taskctl auth login']) +
+        '\n-q prints nothing: exit 0 when the key works, 4 when there is none or it is refused, 7 while rate-limited.\n',
+    )
     .action((_options, command: Command) =>
       run(command, async (ctx) => (await import('../core/auth.js')).runStatus(ctx)),
     );

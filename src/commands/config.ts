@@ -55,7 +55,11 @@ export function registerConfig(program: Command, run: RunAction): void {
   config
     .command('list')
     .description('list every setting with its effective value and where it comes from')
-    .addHelpText('after', examples(['taskctl config list', 'taskctl --profile staging config list -o json']))
+    .addHelpText(
+      'after',
+      examples(['taskctl config list', 'taskctl --profile staging config list -o json', 'taskctl config list -q']) +
+        '\n-q prints the keys something sets (a flag, the environment, the profile), one a line.\n',
+    )
     .action((_options, command: Command) =>
       run(command, async (ctx) => (await import('../core/config.js')).runConfigList(ctx)),
     );

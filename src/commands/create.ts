@@ -43,6 +43,7 @@ export function registerCreate(program: Command, run: RunAction): void {
       examples([
         'taskctl create domain_check_availability example.com example.org',
         'taskctl create domain_check_availability -f domains.txt --dry-run',
+        'taskctl create domain_check_availability -f domains.txt --dry-run -q',
         'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q -y',
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
@@ -53,7 +54,8 @@ export function registerCreate(program: Command, run: RunAction): void {
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed; a json or ' +
         'ndjson object gives its "target" (or the --column property).\n' +
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
-        '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised.\n' +
+        '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised; ' +
+        '-q: the estimate alone.\n' +
         'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +
         'terminal, CI, --no-input) is refused with exit 2 unless --yes, or --max-cost covers the estimate. No is exit 13.\n',
     )

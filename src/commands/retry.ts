@@ -47,7 +47,8 @@ export function registerRetry(program: Command, run: RunAction): void {
         '\nRetried: the items of finished tasks that did not complete (what makes wait exit 11), sent as the server ' +
         'listed them. A task still pending or processing is refused (exit 2): its items may still complete.\nA retry ' +
         'that sends is a job, like every create (taskctl jobs; stopped part-way, it prints taskctl resume ID): tasks of ' +
-        'several services are refused (exit 2) with one command per service; --dry-run prices them together.\n' +
+        'several services are refused (exit 2) with one command per service; --dry-run prices them together ' +
+        '(-q: the estimate alone, in coins).\n' +
         'Nothing to retry: exit 0. Running the same retry again within --reuse-window reuses its task ' +
         '(no coins spent) while it runs or once every item completed; a retry task that did not succeed is not reused, ' +
         'so a re-run retries again.\n--job: the failed items of every task of a finished job, as one new job (chunks of the ' +

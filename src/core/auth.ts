@@ -7,6 +7,7 @@ import { formatDuration } from '../lib/duration.js';
 import { maskKey } from '../lib/redact.js';
 import { readBounded } from '../lib/abortable.js';
 import { KEY_FILE_MAX_BYTES } from '../store/key-file.js';
+import { idsOnly } from './quiet.js';
 
 export interface LoginOptions {
   /** Read the key from stdin (also implied when stdin is piped). */
@@ -200,12 +201,14 @@ export async function runStatus(ctx: Output & Prompts & Process & Runtime & Serv
     rate_limited: rateLimited,
   });
   const format = ctx.printer.format;
-  ctx.printer.detail(
-    format === 'csv' || format === 'tsv'
-      ? machine
-      : fields.filter((field): field is [string, string] => field[1] !== undefined),
-    json,
-  );
+  // -q alone: nothing on stdout, the exit code says it (0: the key works; 4: no key or refused; 7: rate-limited), errors on stderr.
+  if (!idsOnly(ctx.globals))
+    ctx.printer.detail(
+      format === 'csv' || format === 'tsv'
+        ? machine
+        : fields.filter((field): field is [string, string] => field[1] !== undefined),
+      json,
+    );
   if (!settings.apiKey) {
     throw new AuthError(
       'not logged in',

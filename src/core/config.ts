@@ -9,6 +9,7 @@ import { DEFAULT_OUTAGE_TOLERANCE_MS } from './follow/outage.js';
 import { DEFAULT_JOB_RETENTION_MS } from './job/registry.js';
 import { maskKey } from '../lib/redact.js';
 import { NOT_WHOLE_NUMBER, wholeNumber } from '../lib/whole-number.js';
+import { idsOnly } from './quiet.js';
 
 function settingName(key: string): SettingName {
   if (key === 'api-key') {
@@ -135,6 +136,11 @@ export async function runConfigUnset(ctx: Output & Store & Service, key: string)
  */
 export async function runConfigList(ctx: Output & Service): Promise<void> {
   const rows = settingRows(await ctx.settings(), ctx.printer.format);
+  // -q alone: the keys something sets (a flag, the environment, the profile), one a line; no default.
+  if (idsOnly(ctx.globals)) {
+    for (const row of rows) if (row.source !== 'default') ctx.printer.line(row.key);
+    return;
+  }
   const json = rows.map(({ key, value, source, origin }) => ({ key, value, source, origin }));
   await ctx.printer.list(
     rows,

@@ -27,6 +27,7 @@ import { sandboxAwareHint } from './sandbox-hint.js';
 import { idArgs } from './follow/outcome.js';
 import { answerDoubtWarnings, nameFailedTasks } from './follow/failed-tasks.js';
 import { onMissing } from './follow/reader.js';
+import type { OutageState } from './follow/outage.js';
 import { idsOnly } from './quiet.js';
 
 export interface WatchOptions {
@@ -230,14 +231,17 @@ export async function runWatch(
   const { waitExitCode } = await import('./follow/outcome.js');
   const unknown = await import('./follow/unknown-status.js');
   const outage = await import('./follow/outage.js');
+  const { stallLine } = await import('./follow/stall-line.js');
   const outageToleranceMs = outage.resolveOutageTolerance(
     options.outageTolerance,
     (await ctx.settings()).outageTolerance,
   );
   const printer = ctx.printer;
-  const warnUnknown = unknownStatusWarner((text) => {
-    printer.warn(text);
-  });
+  // At a terminal a stall is one live line, counting, gone when answers come again (follow/stall-line.ts).
+  // Without ids, drawn once the list was read (its spinner gone).
+  const elsewhere = (state: OutageState) => printer.warn(outage.outageWarning(state, ctx.clock.now()));
+  const stall = await stallLine(printer, ctx.clock, { now: ids.length > 0, elsewhere });
+  const warnUnknown = unknownStatusWarner((text) => printer.warn(text));
   // As `wait`, `show` and `list` warn, in every format and with `-q`; once a task, within a bounded memory.
   const warnCounts = disagreeingCountsWarner((text) => printer.warn(text), undefined, TASKS_REMEMBERED);
   // `-q` alone: nothing on stdout, the exit code speaks (docs/behaviour.md#quiet); warnings and errors still come.
@@ -256,7 +260,7 @@ export async function runWatch(
   // Without ids the heading waits for the list; the lines its reading finds wait for the heading, so it comes first.
   let held: Array<Parameters<typeof printer.styledLine>[0]> | undefined = ids.length === 0 && human ? [] : undefined;
   const release = () => {
-    for (const line of held ?? []) printer.styledLine(line);
+    for (const line of held ?? []) stall.write(() => printer.styledLine(line));
     held = undefined;
   };
   const scan = ids.length === 0 && !silent ? scanProgress(ctx, human) : undefined;
@@ -280,6 +284,7 @@ export async function runWatch(
         if (unfinished > 0) announce(`${counted(unfinished, 'unfinished task')}${more}`);
         else if (options.follow) announce('for new tasks (none is unfinished now)');
         release();
+        stall.start();
       });
     },
     deadline,
@@ -293,24 +298,21 @@ export async function runWatch(
       if (asEvents) {
         // Webhook-shaped events come once per status, as a webhook would; count moves are for the other formats.
         const event = statusChanged ? toWebhookEvent(task, at) : undefined;
-        if (event) printer.line(JSON.stringify({ ...event, timestamp: isoSeconds(at) }));
+        if (event) stall.write(() => printer.line(JSON.stringify({ ...event, timestamp: isoSeconds(at) })));
       } else if (rows) {
-        rows.write([{ at, task }]);
+        stall.write(() => rows.write([{ at, task }]));
       } else if (human) {
         const line = eventLine(humanLine(task, at, itemCounts));
         if (held) held.push(line);
-        else printer.styledLine(line);
+        else stall.write(() => printer.styledLine(line));
       }
     },
     outageToleranceMs,
     ...listingWarnings(printer),
     // As `wait` warns (follow/failed-tasks.ts): a page naming a task twice, a task going back.
     ...answerDoubtWarnings((text) => printer.warn(text)),
-    onOutage: (state) => {
-      const now = ctx.clock.now();
-      printer.warn(outage.outageWarning(state, now));
-    },
-  });
+    ...stall.hooks,
+  }).finally(() => stall.stop());
   scan?.end();
   await scan?.stopped;
   release(); // a run stopped before the list was read still shows what it saw

@@ -175,6 +175,8 @@ class LiveProgress implements Progress {
     // screen into the scrollback for that, which is how a redrawn block flooded it.
     const stream = this.tty();
     const height = this.height();
+    // An empty block (watch's stall line while answers come) writes nothing: not even a cursor move among the lines.
+    if (lines.length === 0 && height === 0) return;
     this.toTop(height);
     lines.forEach((line, index) => {
       if (index > 0) this.stream.write('\n');

@@ -9,6 +9,9 @@ import type { Printer } from './printer.js';
 import type { Spinner } from './spinner.js';
 import { roundedBytes } from './bytes.js';
 
+/** A follow's reads with no answer are said in a line no more often than this (docs/behaviour.md#output). */
+const NO_ANSWER_LINE_GAP_MS = 30_000;
+
 export interface SpinnerSlotOptions {
   stream: OutputStream;
   clock: Pick<Clock, 'now'>;
@@ -21,8 +24,11 @@ export interface SpinnerSlotOptions {
 export class SpinnerSlot {
   private active: Spinner | undefined;
   private text = '';
-  /** A request with no answer was said in a line: once a run, not a flood. */
-  private saidNoAnswer = false;
+  /**
+   * When a request with no answer was last said in a line: once a run, not a flood; a follow's, which reads for as long
+   * as it lasts, no more than once each NO_ANSWER_LINE_GAP_MS.
+   */
+  private saidNoAnswerAt: number | undefined;
   /**
    * A follow (wait, watch) reads from here on: a read that gives up is followed by the next round, and the follow says
    * when it gives up itself, so a notice names no time left of the read (it would stay on screen, wrong).
@@ -118,8 +124,10 @@ export class SpinnerSlot {
     };
     const spinner = this.active;
     if (spinner === undefined) {
-      if (!live() && !this.saidNoAnswer) {
-        this.saidNoAnswer = true;
+      const said = this.saidNoAnswerAt;
+      const now = clock.now();
+      if (!live() && (said === undefined || (this.following && now - said >= NO_ANSWER_LINE_GAP_MS))) {
+        this.saidNoAnswerAt = now;
         line(words(' from the service'));
       }
       return undefined;

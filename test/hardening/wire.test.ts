@@ -360,7 +360,7 @@ describe.concurrent('wire', () => {
         const result = await virtualRun(['balance'], world.env);
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
-          /reading the balance: the service failed \(HTTP 503, internal_error: injected fault, HTTP 503\) after 4 attempts/,
+          /reading the balance: the service failed \(HTTP 503, internal_error: injected fault\) after 4 attempts/,
         );
         expect((await stats(world)).requests['GET /api/v1/balance']).toBe(4);
         const left = await world.admin<{ faults: Array<{ remaining: number }> }>('GET', '/__sandbox/faults');

@@ -3,7 +3,7 @@
  * and the profile only. `--sandbox` starts a server when a command first needs the API, and stdin is read only by the
  * command that asked for it (`--api-key-file -` is read when the key is needed).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -91,6 +91,27 @@ describe('context without side effects', () => {
       const needed = await runTaskctl(['--api-key-file', join(home, 'missing'), 'balance'], { api: mockApi(), home });
       expect(needed.code).toBe(2);
       expect(needed.stderr).toMatch(/^error: cannot read --api-key-file .*missing: no such file or directory$/m);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("the config's warnings while the format is read are printed as every warning: wrapped, `warning:` in yellow", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'taskctl-context-'));
+    try {
+      mkdirSync(join(home, 'config'));
+      chmodSync(join(home, 'config'), 0o755);
+      const result = await runTaskctl(['config', 'path'], {
+        home,
+        stderrTTY: true,
+        columns: 60,
+        env: { FORCE_COLOR: '1' },
+      });
+      expect(result.code).toBe(0);
+      const rows = result.stderr.trimEnd().split('\n');
+      expect(rows[0]).toMatch(/^\x1b\[33mwarning:\x1b\[39m config directory\b/);
+      expect(rows.join(' ')).toMatch(/was accessible to others \(755\); tightened to 700$/);
+      for (const row of rows) expect(row.replace(/\x1b\[\d+m/g, '').length, row).toBeLessThanOrEqual(59);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

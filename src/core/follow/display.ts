@@ -7,7 +7,8 @@
  *
  * Truthful: every count shown is one the service reported (nothing is extrapolated between polls); the
  * time left is labelled as an estimate; while the service does not answer, the block says so (polling, last answer
- * N s ago) and shows no rate or estimate, so nothing moves that is not known.
+ * N s ago) and shows no rate or estimate, and before it says so the estimate holds from when the answer was due, so
+ * nothing moves that is not known.
  */
 import { NO_ANSWER_NOTICE_MS } from '../../api/constants.js';
 import { clockTime, formatDuration } from '../../lib/duration.js';
@@ -48,6 +49,11 @@ export interface DisplayOptions {
    * clock. Without it, this machine's clock.
    */
   serviceNow?: ((localNow: number) => number) | undefined;
+  /**
+   * `watch`: the live block is only what a stall says (the wait for an answer, the polling with its give-up countdown),
+   * nothing while answers come; the tasks are the caller's lines.
+   */
+  stallOnly?: boolean | undefined;
 }
 
 interface View {
@@ -134,6 +140,14 @@ export class FollowDisplay {
     if (this.trouble || this.roundStartedAt === undefined) return undefined;
     const waited = now - this.roundStartedAt;
     return waited >= AWAIT_NOTICE_MS ? waited : undefined;
+  }
+
+  /** An answer that is no task's (a page of the task list): the stall, if any, is over. */
+  heard(): void {
+    this.lastAnswerAt = this.options.clock.now();
+    this.answered = true;
+    this.trouble = undefined;
+    if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
 
   /** Every observation: fresh counts, rate and ETA for the live block (plain mode prints on `change` only). */
@@ -301,6 +315,7 @@ export class FollowDisplay {
           ]
         : [];
     const hold = this.holdText(now);
+    if (this.options.stallOnly === true) return hold === undefined ? head : [...head, paint.dim(hold)];
     // Nothing seen yet (the first answer is on its way): say what is being read rather than show an empty block.
     if (views.length === 0) {
       const { ids } = this.options;
@@ -360,8 +375,11 @@ export class FollowDisplay {
     const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
     const rate = quiet ? undefined : view.change.itemsPerSecond;
     const end = quiet ? undefined : view.change.predictedEnd;
+    // The estimate counts down only while answers come when due: from the moment the next answer was due (the round
+    // under way began) until it comes, the estimate holds, as the counts do (docs/behaviour.md#spinners-and-progress).
+    const asOf = Math.min(now, this.roundStartedAt ?? now);
     // A countdown rounds up, as a timer does: 400 ms left is 0:01, and 0:00 is never shown while time is left.
-    const left = end !== undefined && end > now ? clockTime(Math.ceil((end - now) / 1000) * 1000) : undefined;
+    const left = end !== undefined && end > asOf ? clockTime(Math.ceil((end - asOf) / 1000) * 1000) : undefined;
     const timing = [
       !ended && rate !== undefined ? `${formatRate(rate)}/s` : '',
       !ended && end !== undefined ? (left === undefined ? 'est. overdue' : `est. ${left} left`) : '',

@@ -1,12 +1,13 @@
 /** `--dry-run`: the estimate per service against the balance; nothing is sent. */
 import type { ApiClient } from '../../api/client.js';
-import type { Output } from '../capabilities.js';
+import type { Output, Service } from '../capabilities.js';
+import { idsOnly } from '../quiet.js';
 import { refuseAboveBalance } from './confirm.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';
 
 export async function dryRun(
-  ctx: Pick<Output, 'printer'>,
+  ctx: Pick<Output, 'printer'> & Pick<Service, 'globals'>,
   api: ApiClient,
   batches: readonly PricedBatch[],
   normalised: NormalisedItems | undefined,
@@ -27,8 +28,10 @@ export async function dryRun(
       ...(normalised ? { normalised: normalised.count } : {}),
     };
   });
+  // -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`.
+  if (idsOnly(ctx.globals)) ctx.printer.line(String(batches.reduce((sum, batch) => sum + batch.estimate, 0)));
   // Several services (a retry): -o json is one array, not several documents.
-  if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
+  else if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
   else {
     for (const result of results) {
       // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.

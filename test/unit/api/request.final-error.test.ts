@@ -87,10 +87,26 @@ describe('a read given up on 5xx: the service failed, its status', () => {
     expect(error.message).toBe('reading the balance: the service failed (HTTP 500, internal_error) after 4 attempts');
   });
 
-  it('of words that restate the status and add a parenthesis, the parenthesis', async () => {
+  it('of words that restate the status and add a parenthesis, the parenthesis, the status said once', async () => {
     const error = await endOf(503, apiFailure('internal_error', 'Internal server error (injected fault, HTTP 503)'));
     expect(error.message).toBe(
-      'reading the balance: the service failed (HTTP 503, internal_error: injected fault, HTTP 503) after 4 attempts',
+      'reading the balance: the service failed (HTTP 503, internal_error: injected fault) after 4 attempts',
+    );
+  });
+
+  it.each([
+    ['HTTP 503: upstream down', 'upstream down'],
+    ['upstream down (HTTP 503)', 'upstream down'],
+    ['upstream down, http 503.', 'upstream down'],
+    ['upstream HTTP 503 down', 'upstream down'],
+    ['HTTP 503', undefined],
+    // Another status is news: kept.
+    ['upstream said HTTP 504', 'upstream said HTTP 504'],
+  ])('the status the server words name once more is said once: %j', async (words, beyond) => {
+    const error = await endOf(503, apiFailure('internal_error', words));
+    const said = beyond === undefined ? '' : `: ${beyond}`;
+    expect(error.message).toBe(
+      `reading the balance: the service failed (HTTP 503, internal_error${said}) after 4 attempts`,
     );
   });
 

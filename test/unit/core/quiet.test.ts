@@ -45,6 +45,22 @@ describe('-q: the identifiers the next command takes', () => {
     expect(Number(balance.stdout)).toBeGreaterThan(0);
   });
 
+  it('create --dry-run: the estimate in coins; config list: the keys set; auth status: nothing, the exit code tells', async () => {
+    const { run } = await sandboxRun(0);
+    for (const stdoutTTY of [false, true]) {
+      const dry = await run(['create', 'domain_check_availability', 'a.com', 'b.com', '--dry-run', '-q'], {
+        stdoutTTY,
+      });
+      expect(dry, dry.stderr).toMatchObject({ code: 0, stdout: '2\n' });
+      const keys = await run(['config', 'list', '-q'], { stdoutTTY });
+      expect(keys, keys.stderr).toMatchObject({ code: 0, stdout: 'base-url\napi-key\n' });
+      expect(await run(['auth', 'status', '-q'], { stdoutTTY })).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const out = await run(['auth', 'status', '-q'], { env: { TASKCTL_API_KEY: undefined } });
+    expect(out).toMatchObject({ code: 4, stdout: '' });
+    expect(out.stderr).toMatch(/^error: not logged in/);
+  });
+
   it('with an explicit -o the format wins: -q only quiets stderr', async () => {
     const { run } = await sandboxRun(0);
     await run(['create', 'domain_check_availability', 'a.com', '-q']);

@@ -37,4 +37,24 @@ describe('a follow read with no answer yet', () => {
     expect(result.stderr.split('\n')[0]).toBe('no answer from the service for 5s; still trying…');
     expect(result.stderr).not.toMatch(/left\)/);
   });
+
+  it('watch off a terminal: a line again for a later stall, no more than one each 30 s', async () => {
+    const api = mockApi();
+    const processing = task(7, { status: 'processing', completed_at: null, completed_items: 0, failed_items: 0 });
+    api.reply('GET', '/tasks/7', 200, { success: true, data: processing }, { times: 2 });
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task(7, { completed_items: 1, failed_items: 0 }) });
+    const gate = new Gate(api.agent);
+    const clock = new FakeClock();
+    const env = { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY };
+    const running = runTaskctl(['watch', '7', '-o', 'tsv'], { env, dispatcher: gate, clock });
+    // Three reads, each answered 20 s late: the notices come 5 s into each, about 22 s and 44 s after the first.
+    for (let read = 0; read < 3; read++) {
+      if (gate.held.length === 0) await once(gate.events, 'held');
+      clock.tick(20_000);
+      gate.held[0]?.release();
+    }
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('no answer from the service for 5s; still trying…\n'.repeat(2));
+  });
 });

@@ -205,6 +205,30 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().pop()).not.toMatch(/waiting/);
   });
 
+  it('the estimate holds from when the next answer was due until it comes, and counts on after it', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const t = task(1, 'processing', 19, 200);
+    const estimate = () => / est\. (\S+) left /.exec(frames().pop() ?? '')?.[1];
+    display.change({ ...change(t, T0), itemsPerSecond: 5, predictedEnd: T0 + 36_000 });
+    display.round();
+    advance(2000);
+    progress.refresh();
+    expect(estimate()).toBe('0:34'); // between rounds the estimate counts down
+    display.roundStarted();
+    advance(3000);
+    progress.refresh();
+    expect(estimate()).toBe('0:34'); // no answer yet: the count is frozen, the estimate too
+    advance(1900);
+    progress.refresh();
+    expect(estimate()).toBe('0:34');
+    display.poll({ ...change({ ...t, completed_items: 40 }, clock.now(), false), predictedEnd: T0 + 36_000 });
+    display.round();
+    advance(1000);
+    progress.refresh();
+    expect(estimate()).toBe('0:29');
+  });
+
   it('paints a task by its tone, not its phase: completed with failed items is yellow, whole is green', () => {
     const { progress, clock, frames } = live(24, 80, true);
     const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
