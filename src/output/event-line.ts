@@ -2,13 +2,11 @@
  * The one human line of a task's event, shared by `watch` and `webhook listen` so a person reads both the same way:
  * `2026-11-25T16:58:47Z  task 41  domain_check_availability  completed  2/3, 1 failed`. The time is ISO UTC without
  * milliseconds; id, service and status are aligned by the widest seen so far (ids and statuses with room kept from the
- * first line; at a terminal, services too). A service name is cut only where the line would not fit: on a terminal too
- * narrow for the line, the id column first gives up the room kept for six digits (as wide as the ids seen), then the
- * service column gives way (names cut with `…`) to the counts the first lines showed, set once so the columns do not
- * move (but for a longer id, status or service name than any kept room for); where even a cut service leaves the
- * counts no room (a long id, a narrow terminal), the line is broken after the id and the rest goes on under it. The
- * rest is never cut; counts wider than the room left for them (`5/7, 2 failed` after `0/7` at 80 columns) go on under
- * the line, broken between two counts (docs/commands.md#taskctl-watch-id).
+ * first line; at a terminal, services and counts too). On a terminal too narrow for the line, the id column first
+ * gives up the room kept for six digits (as wide as the ids seen), then the service column gives way (names cut with `…`) so the counts keep their room on the line, set once so the columns do not move (but for a longer id,
+ * status or service name than any kept room for); where even a cut service leaves the counts no room (a long id, a
+ * narrow terminal), the line is broken after the id and the rest goes on under it. The rest is never cut; counts wider
+ * than the room left for them (`1/5, 4 not listed` at 80 columns) go on under their column, broken between two counts.
  */
 import { WRAPPED_INDENT, type StyledPart } from './printer.js';
 import { KNOWN_TASK_STATUSES, type TaskStateFields } from '../lib/task-state.js';
@@ -60,9 +58,9 @@ const MIN_STATUS_WIDTH = Math.max(...KNOWN_TASK_STATUSES.map((status) => status.
 const SERVICE_MIN = 12;
 
 /**
- * The service column the counts the first lines showed never take from while the line has room for it: names cut
- * after their second word (`domain_check_…`, `domain_whois_…`). Only the first COUNTS_ROOM columns of counts narrow it
- * further, down to SERVICE_MIN.
+ * The service column a task with more items than COUNTS_ROOM allows for never takes from while the line has room for
+ * it: names cut after their second word (`domain_check_…`, `domain_whois_…`). Only the first COUNTS_ROOM columns of
+ * counts narrow it further, down to SERVICE_MIN.
  */
 const SERVICE_CUT = 14;
 
@@ -91,16 +89,16 @@ function headWith(time: string, id: string, idWidth: number): string {
 
 /**
  * A formatter that keeps the column widths of the lines it made (they only grow). With `lineWidth` (the columns a line
- * may use on a terminal), the service column is set from the first line to what the width leaves once the counts
- * shown so far have their room (`restWidth`, taken from the service column only down to SERVICE_CUT), names cut with
- * `…`, and it never narrows afterwards; `lineWidth` given as a function is read at each line (a resized
+ * may use on a terminal), the service column is set from the first line to what the width leaves once the counts have
+ * their room (`COUNTS_ROOM`, or the room a task asked for, taken from the service column only down to SERVICE_CUT), names cut
+ * with `…`, and it never narrows afterwards; `lineWidth` given as a function is read at each line (a resized
  * terminal). At least SERVICE_MIN: a line with less room (a long id, a narrow terminal) keeps for the counts only the
  * room its tasks need (`room`), the service cut down to SERVICE_TIGHT; with less still, it is broken after the id
  * (`StyledPart.lineBreak`) and the service cut so that the rest fits under it; narrower than that, the printer wraps
  * the line at its spaces.
  */
 export function eventLineFormatter(lineWidth?: number | (() => number | undefined)): (line: EventLine) => StyledPart[] {
-  const width = { id: MIN_ID_WIDTH, idSeen: 0, service: 0, status: MIN_STATUS_WIDTH, room: 0, need: 0, column: 0 };
+  const width = { id: MIN_ID_WIDTH, idSeen: 0, service: 0, status: MIN_STATUS_WIDTH, room: 0, column: 0 };
   return (line) => {
     // Widths are measured on the text as printed (server text neutralised), so padding matches what is seen.
     const id = line.id === undefined ? '(no id)' : neutralise(String(line.id));
@@ -112,7 +110,6 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     width.service = Math.max(width.service, service.length);
     width.status = Math.max(width.status, status.length);
     width.room = Math.max(width.room, line.room ?? 0);
-    width.need = Math.max(width.need, restWidth(line));
     // What the service column and the counts share of the line, at the terminal's width now (read at each line: it
     // may have been resized since the last one).
     const columns = typeof lineWidth === 'function' ? lineWidth() : lineWidth;
@@ -130,9 +127,8 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     /** The line cannot fit: broken after the id, the rest under it (`StyledPart.lineBreak`). */
     let broken = false;
     if (columns !== undefined && free !== undefined && free >= SERVICE_MIN + COUNTS_ROOM) {
-      // The service is cut only where the line would not fit: by the room its rest takes (the widest seen so far).
       const floor = Math.min(SERVICE_CUT, free - COUNTS_ROOM);
-      const room = Math.min(width.need, free - floor);
+      const room = Math.min(Math.max(width.room, COUNTS_ROOM), free - floor);
       width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), free - room));
       serviceWidth = width.column;
     } else if (columns !== undefined && free !== undefined) {
@@ -142,9 +138,7 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
       const onLine = free - width.room;
       const under = columns - WRAPPED_INDENT.length - 2 * GAP.length - width.status - width.room;
       broken = onLine < SERVICE_TIGHT && under >= SERVICE_TIGHT;
-      // Under the id the counts keep the room a plausible count takes (COUNTS_ROOM), not more, unless seen wider.
-      const rest = Math.max(width.need, Math.min(width.room, COUNTS_ROOM));
-      const cut = broken ? columns - WRAPPED_INDENT.length - 2 * GAP.length - width.status - rest : onLine;
+      const cut = broken ? under : onLine;
       if (cut >= SERVICE_TIGHT) {
         width.column = Math.max(width.column, Math.min(Math.max(width.service, SERVICE_ROOM), cut));
         serviceWidth = width.column;
@@ -159,25 +153,14 @@ export function eventLineFormatter(lineWidth?: number | (() => number | undefine
     const pad = `${' '.repeat(width.status - status.length)}${GAP}`;
     // Counts wider than the room left on the line go on under their own column, broken between two counts.
     const at = textWidth(`${head}${shown.padEnd(serviceWidth)}${GAP}`) + width.status + GAP.length;
-    const laid = broken || line.room === undefined ? undefined : countsRows(line.rest, columns, at);
-    if (laid !== undefined) {
-      const [first = '', ...more] = laid.rows;
-      if (first !== '') parts.push({ text: `${pad}${first}` });
-      const under = ' '.repeat(Math.max(0, laid.at - WRAPPED_INDENT.length));
-      for (const row of more) parts.push({ text: ' ', lineBreak: true }, { text: `${under}${row}` });
+    const rows = broken || line.room === undefined ? undefined : countsRows(line.rest, columns, at);
+    if (rows !== undefined) {
+      parts.push({ text: `${pad}${rows[0] ?? ''}` });
+      const under = ' '.repeat(Math.max(0, at - WRAPPED_INDENT.length));
+      for (const row of rows.slice(1)) parts.push({ text: ' ', lineBreak: true }, { text: `${under}${row}` });
     } else if (line.rest !== '') parts.push({ text: `${pad}${line.rest}`.trimEnd() });
     return [...parts, ...(line.marks ?? []), ...reasonParts(line.reason, columns)];
   };
-}
-
-/**
- * The columns a line's counts take after the status, at least as wide as all its items done (`200/200`, which a task's
- * counts grow to). Marks after them (`  (simulated)`) are not kept room for: the printer wraps them.
- */
-function restWidth(line: EventLine): number {
-  if (line.room === undefined) return 0;
-  const total = /^[\d,]+\/([\d,]+)/.exec(line.rest)?.[1] ?? '';
-  return Math.max(textWidth(line.rest), 2 * total.length + 1);
 }
 
 /** A failed task's reason: `: reason` on the line off a terminal; at one, a row of its own cut to its width. */
@@ -193,25 +176,22 @@ const COUNTS = /^[\d,]+\/[\d,]+(?:, [\d,]+ (?:failed|not listed))*$/;
 
 /**
  * Counts (`1/5, 1 failed, 3 not listed`) that start at column `at` and do not fit in `columns`, as the rows they are
- * shown in and the column the rows after the first start at: broken after a count's comma, the first row as many
- * counts as fit on the line (maybe none), each next row as many as fit under it, at `at` (under the first) or, for a
- * count wider than the room there (a task with more items than those the service column was set for), as far right as
- * the widest lets them. Undefined when they fit, off a terminal, or when a count would not fit even under the line (the
- * printer then wraps the line at its spaces).
+ * shown in: broken after a count's comma, each row as many counts as fit (at least one), the next rows under the
+ * first. Undefined when they fit, off a terminal, or when even one count alone would not fit there (the printer then
+ * wraps the line at its spaces).
  */
-function countsRows(rest: string, columns: number | undefined, at: number): { rows: string[]; at: number } | undefined {
+function countsRows(rest: string, columns: number | undefined, at: number): string[] | undefined {
   if (columns === undefined || at + textWidth(rest) <= columns || !COUNTS.test(rest)) return undefined;
-  const counts = rest.split(', ').map((count, index, all) => (index < all.length - 1 ? `${count},` : count));
-  const widest = Math.max(...counts.map((count) => textWidth(count)));
-  const from = Math.max(WRAPPED_INDENT.length, Math.min(at, columns - widest));
-  if (widest > columns - from || (from === at && counts.length < 2)) return undefined;
-  const rows: string[] = [''];
-  for (const text of counts) {
+  const counts = rest.split(', ');
+  if (counts.length < 2) return undefined;
+  const room = columns - at;
+  const rows: string[] = [];
+  for (const [index, count] of counts.entries()) {
+    const text = index < counts.length - 1 ? `${count},` : count;
     const last = rows.length - 1;
-    const row = rows[last] ?? '';
-    const joined = row === '' ? text : `${row} ${text}`;
-    if (textWidth(joined) <= columns - (last === 0 ? at : from)) rows[last] = joined;
+    if (last >= 0 && textWidth(`${rows[last] ?? ''} ${text}`) <= room) rows[last] = `${rows[last] ?? ''} ${text}`;
+    else if (textWidth(text) > room) return undefined;
     else rows.push(text);
   }
-  return { rows, at: from };
+  return rows;
 }

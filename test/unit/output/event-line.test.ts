@@ -2,13 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { eventLineFormatter, type EventLine } from '../../../src/output/event-line.js';
 import { T0 } from '../../clock.js';
 
-/** The line as the printer shows it at a terminal: a `lineBreak` part starts a line indented two columns. */
-const shown = (format: ReturnType<typeof eventLineFormatter>, at: EventLine) =>
-  format(at)
-    .map((part) => (part.lineBreak === true ? '\n  ' : part.text))
-    .join('')
-    .trimEnd();
-
 /** The line as printed without colour. */
 const text = (format: ReturnType<typeof eventLineFormatter>, line: EventLine) =>
   format(line)
@@ -33,41 +26,29 @@ describe('eventLineFormatter', () => {
     );
   });
 
-  it('at 80 columns: the id column gives up its kept room, then the service gives way to the counts seen; wider counts later go on under their column; every line aligned', () => {
+  it('at 80 columns: the id column gives up its kept room, then the service gives way; the counts keep the room the task may need; every line aligned', () => {
     const format = eventLineFormatter(79);
     const lines = [
-      shown(format, line('domain_check_availability', '5/12, 2 failed', 16)),
-      shown(format, line('email_verify', '12/12, 12 failed', 16)),
-      shown(format, line('domain_whois_history', '1/12', 16)),
+      text(format, line('domain_check_availability', '5/12, 2 failed', 16)),
+      text(format, line('email_verify', '12/12, 12 failed', 16)),
+      text(format, line('domain_whois_history', '1/12', 16)),
     ];
     expect(lines).toEqual([
-      '2025-01-15T12:00:00Z  task 7  domain_check_availab…  processing  5/12, 2 failed',
-      `2025-01-15T12:00:00Z  task 7  email_verify           processing  12/12,\n${' '.repeat(65)}12 failed`,
-      '2025-01-15T12:00:00Z  task 7  domain_whois_history   processing  1/12',
+      '2025-01-15T12:00:00Z  task 7  domain_check_avail…  processing  5/12, 2 failed',
+      '2025-01-15T12:00:00Z  task 7  email_verify         processing  12/12, 12 failed',
+      '2025-01-15T12:00:00Z  task 7  domain_whois_histo…  processing  1/12',
     ]);
-    for (const l of lines.flatMap((all) => all.split('\n'))) expect(l.length).toBeLessThanOrEqual(79);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
   });
 
-  it('a service that fits is left whole, in the column kept for longer ones', () => {
+  it('a service that fits is left whole, even at a narrow width, in the column kept for longer ones', () => {
     const format = eventLineFormatter(79);
     expect(text(format, line('email_verify', '1/2', 3))).toBe(
-      `2025-01-15T12:00:00Z  task 7  ${'email_verify'.padEnd(25)}  processing  1/2`,
+      '2025-01-15T12:00:00Z  task 7  email_verify         processing  1/2',
     );
   });
 
-  it.each([
-    [79, ['2025-01-15T12:00:00Z  task 3  domain_check_availability  processing  4/200']],
-    [59, ['2025-01-15T12:00:00Z  task 3', '  domain_check_availability  processing  4/200']],
-  ])('a service name is cut only where the line would not fit (%i columns, as watch prints 4/200)', (columns, rows) => {
-    const format = eventLineFormatter(columns);
-    const at = shown(format, { ...line('domain_check_availability', '4/200', 19), id: 3 });
-    expect(at.split('\n')).toEqual(rows);
-    // Later counts of the task, failed ones too, stay on the row (their room is under the id at 60 columns).
-    const later = shown(format, { ...line('domain_check_availability', '150/200, 3 failed', 19), id: 3 });
-    if (columns === 59) expect(later.split('\n')[1]).toBe('  domain_check_availability  processing  150/200, 3 failed');
-  });
-
-  it('too narrow for the fixed columns and a readable service (60, 40): the service whole', () => {
+  it('too narrow for the fixed columns and a readable service (60, 40): the service whole, the printer wraps the line', () => {
     for (const width of [59, 39]) {
       const format = eventLineFormatter(width);
       expect(text(format, line('domain_check_availability', '5/12, 2 failed', 16))).toContain(
@@ -82,18 +63,14 @@ describe('eventLineFormatter', () => {
   it('at 80 columns: a task with more items coming later never narrows the service column (lines above and below align)', () => {
     const format = eventLineFormatter(79);
     const lines = [
-      shown(format, line('domain_check_availability', '1/2', 13)),
-      shown(format, line('domain_check_availability', '10/150', 19)),
-      shown(format, line('domain_whois_history', '2/2', 13)),
-      shown(format, line('email_verify', '9,000/9,999', 25)),
+      text(format, line('domain_check_availability', '1/2', 13)),
+      text(format, line('domain_check_availability', '10/150', 19)),
+      text(format, line('domain_whois_history', '2/2', 13)),
+      text(format, line('email_verify', '9,000/9,999', 25)),
     ];
     expect(new Set(statusAt(lines)).size).toBe(1);
-    expect(lines[0]).toBe('2025-01-15T12:00:00Z  task 7  domain_check_availability  processing  1/2');
-    // A count wider than the room the first lines left goes on under the line, whole, as far right as it fits.
-    expect(lines[3]).toBe(
-      `2025-01-15T12:00:00Z  task 7  email_verify               processing\n${' '.repeat(68)}9,000/9,999`,
-    );
-    for (const l of lines.flatMap((all) => all.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(79);
+    expect(lines[0]).toBe('2025-01-15T12:00:00Z  task 7  domain_check_avail…  processing  1/2');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(79);
   });
 
   it('at 80 columns: the room kept from the first line is that of a plausible count, whatever the first task', () => {
@@ -115,28 +92,30 @@ describe('eventLineFormatter', () => {
     expect(lines[1]).toBe('2025-01-15T12:00:00Z  task 7       domain_check_availability  processing  5/12, 2 failed');
   });
 
-  it('at 80 and 78 columns: a first task of 100 items leaves the service whole; counts wider later go on under their column', () => {
-    for (const columns of [79, 77]) {
-      const format = eventLineFormatter(columns);
-      const first = text(format, line('domain_check_availability', '5/100', 19));
-      expect(first).toBe('2025-01-15T12:00:00Z  task 7  domain_check_availability  processing  5/100');
-      const wide = shown(format, line('domain_whois_history', '100/100, 100 failed', 19));
-      const rows = wide.split('\n');
-      expect(rows[0]).toMatch(/^\S+Z {2}task 7 {2}domain_whois_history {7}processing/);
-      expect(rows.slice(1).map((row) => row.trim())).toEqual(['100 failed']);
-      for (const row of rows) expect(row.length, row).toBeLessThanOrEqual(columns);
-    }
+  it('at 80 columns: a first task of 100 items (counts up to 19 columns) still leaves the service 16, as listen and watch print', () => {
+    const format = eventLineFormatter(79);
+    const first = text(format, line('domain_check_availability', '5/100', 19));
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7  domain_check_av…  processing  5/100');
+    expect(text(format, line('domain_whois_history', '100/100, 100 failed', 19))).toContain(
+      'domain_whois_hi…  processing',
+    );
+  });
+
+  it('at 78 columns, the id column narrowed to the ids: the counts keep 19, the service 14', () => {
+    const format = eventLineFormatter(77);
+    const first = text(format, line('domain_check_availability', '5/100', 19));
+    expect(first).toBe('2025-01-15T12:00:00Z  task 7  domain_check_…  processing  5/100');
   });
 
   it('at 80 columns, ids of two digits (the sandbox, a new account): the id column as wide as they are, the service cut less', () => {
     const format = eventLineFormatter(79);
     const lines = [
-      shown(format, { ...line('domain_check_availability', '5/41', 13), id: 23 }),
-      shown(format, { ...line('domain_check_availability', '0/2, 2 failed', 13), id: 24, status: 'failed' }),
+      text(format, { ...line('domain_check_availability', '5/41', 13), id: 23 }),
+      text(format, { ...line('domain_check_availability', '0/2, 2 failed', 13), id: 24, status: 'failed' }),
     ];
     expect(lines).toEqual([
-      '2025-01-15T12:00:00Z  task 23  domain_check_availability  processing  5/41',
-      `2025-01-15T12:00:00Z  task 24  domain_check_availability  failed      0/2,\n${' '.repeat(70)}2 failed`,
+      '2025-01-15T12:00:00Z  task 23  domain_check_avai…  processing  5/41',
+      '2025-01-15T12:00:00Z  task 24  domain_check_avai…  failed      0/2, 2 failed',
     ]);
     // Off a terminal, or where the whole line fits, the room for six digits is kept (no column moves for `task 100`).
     expect(text(eventLineFormatter(), { ...line('email_verify', '1/1', 10), id: 23 })).toContain(
@@ -146,6 +125,13 @@ describe('eventLineFormatter', () => {
       'task 23      email_verify',
     );
   });
+
+  /** The line as the printer shows it at a terminal: a `lineBreak` part starts a line indented two columns. */
+  const shown = (format: ReturnType<typeof eventLineFormatter>, at: EventLine) =>
+    format(at)
+      .map((part) => (part.lineBreak === true ? '\n  ' : part.text))
+      .join('')
+      .trimEnd();
 
   it('at 80 columns, ids of ten digits and more: the service gives way further (down to 8), so the counts stay on the line', () => {
     for (const id of [1_234_567_890, 1_234_567_890_123]) {
@@ -173,18 +159,20 @@ describe('eventLineFormatter', () => {
     for (const l of lines.flatMap((both) => both.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(49);
   });
 
-  it('at 90 columns, counts wider than their room (`1/5, 4 not listed`): wrapped between two counts, the rest under the first, never inside one', () => {
-    const format = eventLineFormatter(89);
+  it('at 80 columns, counts wider than their room (`1/5, 4 not listed`): wrapped between two counts, the rest under the first, never inside one', () => {
+    const format = eventLineFormatter(79);
     const first = shown(format, { ...line('domain_check_availability', '0/5', 13) });
     const wide = shown(format, { ...line('domain_check_availability', '1/5, 4 not listed', 13), status: 'completed' });
     const column = first.indexOf('0/5');
-    expect(wide).toBe('2025-01-15T12:00:00Z  task 7  domain_check_availability  completed   1/5, 4 not listed');
+    expect(wide).toBe(
+      `2025-01-15T12:00:00Z  task 7  domain_check_avail…  completed   1/5,\n${' '.repeat(column)}4 not listed`,
+    );
     const wider = shown(format, {
       ...line('email_verify', '100/120, 1 failed, 19 not listed', 21),
       status: 'completed',
     });
-    expect(wider.split('\n').map((l) => l.slice(column))).toEqual(['100/120, 1 failed,', '19 not listed']);
-    for (const l of [first, wide, wider].flatMap((all) => all.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(89);
+    expect(wider.split('\n').map((l) => l.slice(column))).toEqual(['100/120,', '1 failed,', '19 not listed']);
+    for (const l of [first, wide, wider].flatMap((all) => all.split('\n'))) expect(l.length, l).toBeLessThanOrEqual(79);
   });
 
   it('counts that fit are never broken, and a rest that is not counts (no room given) is left to the printer', () => {

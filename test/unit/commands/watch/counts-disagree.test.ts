@@ -72,9 +72,9 @@ describe('watch: counts that disagree', () => {
       'watching task 7; Ctrl-C to stop',
       "warning: task 7: the service's counts disagree: 2 items counted, but",
       'total_items is 1; only its status says when it is finished',
-      'task 7  domain_check_availability  processing  2/1',
-      'task 7  domain_check_availability  processing  3/1',
-      'task 7  domain_check_availability  completed   3/1',
+      'task 7  domain_check_avail…  processing  2/1',
+      'task 7  domain_check_avail…  processing  3/1',
+      'task 7  domain_check_avail…  completed   3/1',
     ]);
     for (const line of screen) expect(line.length).toBeLessThan(80);
   });

@@ -13,10 +13,8 @@ describe('watch: failed tasks and items', () => {
     const lines = result.stdout.trimEnd().split('\n');
     const failed = lines.findIndex((line) => / failed {6}/.test(line));
     expect(failed, result.stdout).toBeGreaterThanOrEqual(0);
-    // The service whole (the line had room for it), the counts wider than those before under their column.
-    expect(lines[failed]).toMatch(new RegExp(`^\\S+Z  task ${id}  domain_check_availability  failed  `));
-    const reason = lines.findIndex((line) => /^ {2}Processing failed at item 1 of 2 .*taskfail-a\.com/.test(line));
-    expect(reason).toBeGreaterThan(failed);
+    expect(lines[failed]).toMatch(new RegExp(`^\\S+Z  task ${id}  domain_check_\\S*…  failed  `));
+    expect(lines[failed + 1]).toMatch(/^ {2}Processing failed at item 1 of 2 .*taskfail-a\.com/);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(79);
     expect(result.stderr).toContain(`error: task ${id} failed: Processing failed at item 1 of 2`);
     expect(result.stderr).toContain(`See the items: taskctl show ${id}`);
