@@ -178,6 +178,20 @@ export function worldEachTest(prefix: string, use: (world: World, dir: string) =
 }
 
 /**
+ * `argv` in `home` on the world's clock, stopped by Ctrl-C at its first wait of a second or more (the landing wait of
+ * a chunk in doubt, a poll): what it printed. The faults that make that wait are the caller's.
+ */
+export async function ctrlCAtFirstLongWait(world: World, argv: string[], home: string): Promise<RunResult> {
+  const controller = new AbortController();
+  return runTaskctl(argv, {
+    env: world.env,
+    home,
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
+    signal: controller.signal,
+  });
+}
+
+/**
  * `argv` (a create or retry in `home`) with its POST met by `fault` (`reset-before`: lost before reaching the service;
  * `reset-after`: acted on, its answer lost), stopped by Ctrl-C 1 s into the check of that POST: exit 130, the job's
  * chunk in doubt. Returns the job's id, from the hint it printed.
@@ -189,13 +203,7 @@ export async function stoppedByCtrlC(
   fault: 'reset-before' | 'reset-after',
 ): Promise<string> {
   await world.fault({ method: 'POST', path: '/tasks', kind: fault });
-  const controller = new AbortController();
-  const first = await runTaskctl(argv, {
-    env: world.env,
-    home,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
+  const first = await ctrlCAtFirstLongWait(world, argv, home);
   if (first.code !== 130) throw new Error(`expected exit 130, got ${first.code}: ${first.stderr}`);
   const stopped = /taskctl resume (j-[0-9a-z]+)(?: --yes)?$/m.exec(first.stderr)?.[1];
   if (stopped === undefined) throw new Error(`no resume hint: ${first.stderr}`);

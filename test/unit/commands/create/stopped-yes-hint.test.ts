@@ -4,9 +4,7 @@
  * continues the job instead of being refused for confirmation (exit 2).
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../../clock.js';
-import { runTaskctl } from '../run-in-process.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { ctrlCAtFirstLongWait, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 let world: World;
@@ -17,13 +15,7 @@ worldEachTest('taskctl-stopped-yes-', (w, d) => ((world = w), (dir = d)));
 async function stoppedHint(items: string[], flags: string[]): Promise<string> {
   expect((await world.run(['config', 'set', 'confirm-above', '1'], { home: dir })).code).toBe(0);
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const stopped = await runTaskctl(['create', S, ...items, '--chunk-size', '1', '-q', ...flags], {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
+  const stopped = await ctrlCAtFirstLongWait(world, ['create', S, ...items, '--chunk-size', '1', '-q', ...flags], dir);
   expect(stopped.code, stopped.stderr).toBe(130);
   await world.clearFaults();
   return /^Continue it with: taskctl (.+)$/m.exec(stopped.stderr)?.[1] ?? stopped.stderr;

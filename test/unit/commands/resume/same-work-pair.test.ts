@@ -5,9 +5,7 @@
  * `resume`, buys every item once; never two interrupted jobs whose resumes each buy what the other holds.
  */
 import { expect, it } from 'vitest';
-import { ctrlCWhen } from '../../../clock.js';
-import { runTaskctl } from '../run-in-process.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { ctrlCAtFirstLongWait, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 6 }, (_, i) => `pair-${i + 1}.com`);
@@ -20,13 +18,7 @@ const create = ['create', S, ...ITEMS, '--chunk-size', '2', '-y', '-q'];
 
 /** `argv` stopped by Ctrl-C at its first wait of a second or more: exit 130; the id its hint names. */
 async function ctrlCAtFirstWait(argv: string[]): Promise<string> {
-  const controller = new AbortController();
-  const stopped = await runTaskctl(argv, {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
+  const stopped = await ctrlCAtFirstLongWait(world, argv, dir);
   expect(stopped.code, stopped.stderr).toBe(130);
   const hint = /taskctl resume (j-[0-9a-z]+)(?: --yes)?$/m.exec(stopped.stderr)?.[1];
   expect(hint, stopped.stderr).toBeDefined();

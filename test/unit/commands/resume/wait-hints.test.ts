@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { ctrlCAtFirstLongWait, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -19,13 +19,7 @@ const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.
 /** `argv`, its chunk 2's answer lost, stopped by Ctrl-C 1 s into the check of it (exit 130): its stderr. */
 async function ctrlCOnChunk2(argv: string[]): Promise<string> {
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
-  const controller = new AbortController();
-  const stopped = await runTaskctl(argv, {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
+  const stopped = await ctrlCAtFirstLongWait(world, argv, dir);
   expect(stopped.code, stopped.stderr).toBe(130);
   await world.clearFaults();
   return stopped.stderr;
