@@ -249,6 +249,17 @@ export function signalExitCode(code: number, signal: AbortSignal): number {
  */
 export class JournalMovedError extends UsageError {}
 
+/**
+ * A chunk of a journal put back from an earlier copy that this machine's ledger no longer names a task for when its
+ * turn comes (core/submit/send.ts): it may have been created, so the run stops before sending it, exit 9; its hint (the
+ * look on the service that settles it) is kept as it is.
+ */
+export class RestoredChunkError extends CliError {
+  constructor(message: string, hint: string) {
+    super(message, ExitCode.createUnknown, hint);
+  }
+}
+
 /** A job's journal could not be written (a full disk, an I/O error): the job stops before its next request. */
 export class JournalWriteError extends CliError {
   constructor(message: string, hint?: string) {

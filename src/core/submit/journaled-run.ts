@@ -228,6 +228,8 @@ interface Opened {
   gone: GonePlace | undefined;
   /** Found shorter than this user's runs last wrote it at that path: put back from an earlier copy (`pastRestored`). */
   restored?: Restored | undefined;
+  /** Let past with the ledger's word for the lost part's chunks (`pastRestored`): types.ts `restoredUpTo`. */
+  restoredUpTo?: SubmitOptions['restoredUpTo'];
 }
 
 /** How far a journal put back had got (store/job-places.ts `size`, `reached`) and its size now. */
@@ -339,8 +341,13 @@ function lastPlaceOf(
       const chunks = adoptOther(file, fold, id, last.path);
       if (chunks > 0) took = { chunks, from: last.path };
     } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where);
-  } else if (last?.size !== undefined && last.reached !== undefined && file.size < last.size)
-    // This very path, shorter than a run of this user last wrote it: put back from an earlier copy (a backup, a cache
+  } else if (
+    last?.size !== undefined &&
+    last.reached !== undefined &&
+    (file.size < last.size || fold.reached < last.reached)
+  )
+    // This very path, shorter than a run of this user last wrote it, or naming fewer chunks (a copy put back, then
+    // grown by a run stopped before it named them all again): put back from an earlier copy (a backup, a cache
     // restored). What was written since is not here; pastRestored decides whether the ledger still knows it.
     restored = { size: file.size, was: last.size, reached: last.reached };
   if (identity === undefined) return { took, gone, restored };
@@ -421,7 +428,24 @@ async function pastRestored(
     const here = state.chunks.get(chunk);
     known = here?.task !== undefined || here?.send !== undefined || here?.refused !== undefined || settled.has(chunk);
   }
-  if (!known) opened.gone = gonePast(opened.id, place, realPath(place.path), now, where, undefined, restored);
+  const judge = () => gonePast(opened.id, place, realPath(place.path), now, where, undefined, restored);
+  if (!known) {
+    opened.gone = judge();
+    return;
+  }
+  // The ledger names a task for each: taken when its turn comes (send.ts `settledEarlier`). A run given a window that
+  // reaches back to the job's start, or told to forget, goes on as one past a gone journal (the look on the service
+  // for what the ledger does not name). Else one the ledger no longer names when its turn comes (an entry expired
+  // meanwhile, a task the service no longer shows as claimed) stops the run with the refusal's way on, never sent.
+  let hint = "Continue with a look for each chunk's task on the service first: --reuse-window back to the job's start.";
+  try {
+    opened.gone = judge();
+    if (opened.gone !== undefined) return;
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    if (error.hint !== undefined) hint = error.hint;
+  }
+  opened.restoredUpTo = { chunk: Math.min(restored.reached, state.job.chunks), hint };
 }
 
 /** What a gone journal's exit 2 adds to the job's age in the window it prints. */
@@ -778,7 +802,7 @@ async function continueStopped(
         : `continuing job ${id}, started ${isoSeconds(stopped.startedMs)} and stopped part-way: the same items in the same chunks (what it created is not bought again)`,
     );
     await continueJob(ctx, { file, id, name: id, gone }, state, items, {
-      options: goneLookup(options, gone),
+      options: goneLookup(options, gone, opened.restoredUpTo),
       verb: verbOf(options),
       continued: true,
       takes: true,
@@ -1056,7 +1080,7 @@ async function resumeOne(
     // Another service or key: no input of the job to put back; the hint names the profile that holds its account.
     await requireJobAccount(ctx, api, state, jobLabel(job), `resume ${shellWord(arg)}`);
     const run = {
-      options: goneLookup(reuseOf(state.job, options), opened.gone),
+      options: goneLookup(reuseOf(state.job, options), opened.gone, opened.restoredUpTo),
       verb: 'Resume',
       continued: true,
       hints: (self: JobRef) => (unrecorded = self.unrecorded ?? unrecorded),
@@ -1108,10 +1132,14 @@ function goneRef(ctx: Pick<Runtime, 'clock'>, gone: GonePlace): NonNullable<JobR
 const capitalised = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
 
 /** A run let past a gone journal by a window: its lookup reaches back to the job's start (types.ts goneFrom). */
-function goneLookup<T extends SubmitOptions>(options: T, gone: GonePlace | undefined): T {
-  return gone?.forgetting === false && options.reuseWindow !== undefined
-    ? { ...options, goneFrom: gone.from }
-    : options;
+function goneLookup<T extends SubmitOptions>(
+  options: T,
+  gone: GonePlace | undefined,
+  restoredUpTo?: SubmitOptions['restoredUpTo'],
+): T {
+  const looked =
+    gone?.forgetting === false && options.reuseWindow !== undefined ? { ...options, goneFrom: gone.from } : options;
+  return restoredUpTo === undefined ? looked : { ...looked, restoredUpTo };
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   InterruptedBeforeSendError,
   InterruptedError,
   JournalMovedError,
+  RestoredChunkError,
   JournalWriteError,
   ReuseUnsearchedError,
   systemErrorWords,
@@ -546,7 +547,7 @@ function stopped(
   const hint =
     failure instanceof ReuseUnsearchedError
       ? (unsearchedHint ?? failure.hint)
-      : failure instanceof JournalMovedError
+      : failure instanceof JournalMovedError || failure instanceof RestoredChunkError
         ? failure.hint
         : (at.refused ??
           at.unsure ??

@@ -17,6 +17,7 @@ import {
   InterruptedError,
   NotFoundError,
   RateLimitError,
+  RestoredChunkError,
   ReuseUnsearchedError,
 } from '../../errors.js';
 import { AUTH_HINT } from '../../api/api-errors.js';
@@ -149,6 +150,12 @@ async function lookBefore(
     const known =
       job === undefined ? undefined : await settledEarlier(ctx, api, { service, items }, job, local, exclude, what);
     if (known !== undefined) return known;
+    const restored = options.restoredUpTo;
+    if (job !== undefined && restored !== undefined && job.chunk <= restored.chunk)
+      throw new RestoredChunkError(
+        `${what} may have been created by an earlier run of job ${job.journal}: its journal was put back from an earlier copy, and this machine's ledger no longer names that chunk's task; nothing was sent for it`,
+        restored.hint,
+      );
     if (options.reuseWindow !== undefined) {
       const window = options.reuseWindow;
       // While (and right after) a stopped run's request is waited for, the walk reaches back to its send, loosened as

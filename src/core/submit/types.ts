@@ -50,6 +50,13 @@ export interface SubmitOptions extends Partial<WaitOptions> {
    * chunk's items made since, however it ended (the gone run paid for it).
    */
   goneFrom?: number;
+  /**
+   * A journal put back from an earlier copy, let past because this machine's ledger named a task for each chunk its
+   * lost part reached (journaled-run.ts `pastRestored`): chunks up to `chunk` that the journal does not know are taken
+   * from the ledger (send.ts `settledEarlier`), never sent. One the ledger no longer names when its turn comes stops
+   * the run, exit 9, with `hint` (the look on the service a refused journal put back gets).
+   */
+  restoredUpTo?: { chunk: number; hint: string };
   /** Continue like `taskctl wait` on the new task(s). */
   wait?: boolean;
 }

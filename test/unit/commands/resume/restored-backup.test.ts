@@ -5,7 +5,7 @@
  * is refused before anything is sent (exit 9), and the way on its hint names, run as printed, buys nothing again
  * (docs/behaviour.md#jobs).
  */
-import { copyFileSync, cpSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { CLAIM_KEEP_MS } from '../../../../src/store/ledger.js';
@@ -106,6 +106,34 @@ it('a --journal FILE put back in place from an earlier copy is refused the same 
   // Its hint names the journal as given, with the lookup: followed as printed, nothing is bought again.
   const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(refused.stderr)?.[1];
   expect(hint).toBe(`resume ${journal} --yes --reuse-window 22m`);
+  const followed = await run((hint ?? '').split(' '));
+  expect(followed.code, followed.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  await eachBoughtOnce();
+});
+
+it('a chunk the ledger no longer names a task for when its turn comes stops the run (exit 9): never sent again', async () => {
+  const id = await finishedThenRestored();
+  // The entry of chunk 3 names task 1 (chunk 1's, claimed by the journal) by the time chunk 3 is sent: the look at the
+  // journal's open counts it, the send cannot take it (as an entry that expired in between, or a task the service no
+  // longer shows as claimed).
+  const ledger = join(dir, 'cache', 'creates.json');
+  const file = JSON.parse(readFileSync(ledger, 'utf8')) as {
+    entries: Array<{ job?: { chunk: number }; taskId?: number }>;
+  };
+  for (const entry of file.entries) if (entry.job?.chunk === 3) entry.taskId = 1;
+  writeFileSync(ledger, JSON.stringify(file));
+  const posts = await world.posts();
+  const stopped = await run(['resume', id, '--yes']);
+  await eachBoughtOnce();
+  expect(stopped.code, stopped.stderr).toBe(9);
+  expect(stopped.stderr).toContain(
+    `chunk 3 of 4 may have been created by an earlier run of job ${id}: its journal was put back from an earlier copy, and this machine's ledger no longer names that chunk's task; nothing was sent for it`,
+  );
+  expect(await world.posts()).toBe(posts);
+  // The way on is the look on the service, as past the ledger memory: followed as printed, nothing is bought again.
+  const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(stopped.stderr)?.[1];
+  expect(hint, stopped.stderr).toMatch(new RegExp(`^resume ${id} --yes --reuse-window \\d+m$`));
   const followed = await run((hint ?? '').split(' '));
   expect(followed.code, followed.stderr).toBe(0);
   expect(await world.posts()).toBe(posts);
