@@ -121,7 +121,10 @@ interface InDoubt {
   items: ReadonlyMap<number, string[]>;
   user: UserSettlement;
   name: string;
-  /** The run's --yes and --max-cost, carried by every resume its hints name (types.ts `spendingFlags`). */
+  /**
+   * The run's flags its hints' resumes carry (types.ts `spendingFlags`): another job's resume only --yes and --max-cost
+   * (this run's wait flags decide this run's exit code, not that job's).
+   */
   spending: Pick<JobRef, 'yes' | 'maxCost'>;
   /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
   unrecorded?: JobRef['unrecorded'];
@@ -357,7 +360,7 @@ async function settleCovered(
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
         : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
       runner === undefined
-        ? `Settle that job first: ${resumeCommand({ ...doubt.spending, id: resumeName(jobStore(ctx.env), cover.job), refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
+        ? `Settle that job first: ${resumeCommand({ ...spendingOnly(doubt.spending), id: resumeName(jobStore(ctx.env), cover.job), refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
         : `When it ends: ${resumeCommand(self)}`,
     );
   }
@@ -594,4 +597,12 @@ async function watched<T>(
   } finally {
     countdown?.stop();
   }
+}
+
+/** --yes and --max-cost of `flags`, what another job's resume carries of this run's (none of its wait flags). */
+function spendingOnly(flags: Pick<JobRef, 'yes' | 'maxCost'>): Pick<JobRef, 'yes' | 'maxCost'> {
+  return {
+    ...(flags.yes !== undefined && { yes: flags.yes }),
+    ...(flags.maxCost !== undefined && { maxCost: flags.maxCost }),
+  };
 }

@@ -132,6 +132,16 @@ it('the re-run killed with its own POST out: exit 9, settle that job first; both
   await paidOnce();
 });
 
+it('the hint to settle that job first carries none of this run’s wait flags; its own resume keeps them', async () => {
+  const { stopped, rerun } = await stoppedThenRerun();
+  keep(stopped, (record) => record.type !== 'reconciled' && record.type !== 'done');
+  keep(rerun, (record) => record.type !== 'created' && record.type !== 'done');
+  const refused = await run(['resume', stopped, '-y', '--wait', '--allow-item-failures']);
+  expect(refused.code, refused.stderr).toBe(9);
+  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
+  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes --wait --allow-item-failures`]);
+});
+
 it('the re-run’s task cannot be read: exit 9 naming it, nothing sent', async () => {
   const { stopped, rerun } = await stoppedThenRerun();
   keep(stopped, (record) => record.type !== 'reconciled' && record.type !== 'done');
