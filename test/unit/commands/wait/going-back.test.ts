@@ -3,23 +3,24 @@
  * the elapsed time shown for it never goes back (docs/behaviour.md#the-services-clock).
  */
 import { describe, expect, it } from 'vitest';
+import { task } from '../../../hardening/task-json.js';
 import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
-function task(status: string, completed: number, times: { started?: number; completed?: number } = {}) {
+/** Task 1's answer: four items, created 6 s before T0; `times` in ms from T0. */
+function answer(status: string, completed: number, times: { started?: number; completed?: number } = {}) {
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
   return {
     success: true,
-    data: {
-      id: 1,
-      service: 'domain_check_availability',
+    data: task(1, {
       status,
       total_items: 4,
       completed_items: completed,
       failed_items: 0,
       cost: 4,
-      created_at: new Date(T0 - 6_000).toISOString(),
-      started_at: times.started === undefined ? null : new Date(T0 + times.started).toISOString(),
-      completed_at: status === 'completed' ? new Date(T0 + (times.completed ?? 0)).toISOString() : null,
-    },
+      created_at: at(-6_000),
+      started_at: times.started === undefined ? null : at(times.started),
+      completed_at: status === 'completed' ? at(times.completed ?? 0) : null,
+    }),
   };
 }
 
@@ -44,21 +45,21 @@ function elapsedShown(stderr: string): number[] {
  */
 function restarted() {
   const mock = mockApi();
-  mock.reply('GET', '/tasks/1', 200, task('processing', 3, { started: -4_000 }));
-  mock.reply('GET', '/tasks/1', 200, task('pending', 0));
-  mock.reply('GET', '/tasks/1', 200, task('processing', 1, { started: 3_000 }));
-  mock.reply('GET', '/tasks/1', 200, task('completed', 4, { started: 3_000, completed: 8_000 }));
+  mock.reply('GET', '/tasks/1', 200, answer('processing', 3, { started: -4_000 }));
+  mock.reply('GET', '/tasks/1', 200, answer('pending', 0));
+  mock.reply('GET', '/tasks/1', 200, answer('processing', 1, { started: 3_000 }));
+  mock.reply('GET', '/tasks/1', 200, answer('completed', 4, { started: 3_000, completed: 8_000 }));
   return mock;
 }
 
 describe('wait: a task going back', () => {
   it('warns once, and ends with the task', async () => {
     const mock = mockApi();
-    mock.reply('GET', '/tasks/1', 200, task('processing', 3));
-    mock.reply('GET', '/tasks/1', 200, task('pending', 0));
-    mock.reply('GET', '/tasks/1', 200, task('processing', 3));
-    mock.reply('GET', '/tasks/1', 200, task('pending', 0));
-    mock.reply('GET', '/tasks/1', 200, task('completed', 4));
+    mock.reply('GET', '/tasks/1', 200, answer('processing', 3));
+    mock.reply('GET', '/tasks/1', 200, answer('pending', 0));
+    mock.reply('GET', '/tasks/1', 200, answer('processing', 3));
+    mock.reply('GET', '/tasks/1', 200, answer('pending', 0));
+    mock.reply('GET', '/tasks/1', 200, answer('completed', 4));
     const result = await runTaskctl(['wait', '1', '-o', 'tsv'], {
       api: mock,
       clock: new FakeClock(),

@@ -3,14 +3,14 @@
  * (processing 3/4, then pending 0/4), once; the run still follows the task to its end.
  */
 import { describe, expect, it } from 'vitest';
+import { task } from '../../../hardening/task-json.js';
 import { FakeClock, mockApi, runTaskctl, T0 } from '../run-in-process.js';
 
-function task(status: string, completed: number) {
+/** Task 1's answer: four items, created 6 s before T0, completed at T0. */
+function answer(status: string, completed: number) {
   return {
     success: true,
-    data: {
-      id: 1,
-      service: 'domain_check_availability',
+    data: task(1, {
       status,
       total_items: 4,
       completed_items: completed,
@@ -18,18 +18,18 @@ function task(status: string, completed: number) {
       cost: 4,
       created_at: new Date(T0 - 6_000).toISOString(),
       completed_at: status === 'completed' ? new Date(T0).toISOString() : null,
-    },
+    }),
   };
 }
 
 describe('watch: a task going back', () => {
   it('warns once, as wait does, and follows the task to its end', async () => {
     const mock = mockApi();
-    mock.reply('GET', '/tasks/1', 200, task('processing', 3));
-    mock.reply('GET', '/tasks/1', 200, task('pending', 0));
-    mock.reply('GET', '/tasks/1', 200, task('processing', 3));
-    mock.reply('GET', '/tasks/1', 200, task('pending', 0));
-    mock.reply('GET', '/tasks/1', 200, task('completed', 4));
+    mock.reply('GET', '/tasks/1', 200, answer('processing', 3));
+    mock.reply('GET', '/tasks/1', 200, answer('pending', 0));
+    mock.reply('GET', '/tasks/1', 200, answer('processing', 3));
+    mock.reply('GET', '/tasks/1', 200, answer('pending', 0));
+    mock.reply('GET', '/tasks/1', 200, answer('completed', 4));
     const result = await runTaskctl(['watch', '1', '-o', 'tsv'], { api: mock, clock: new FakeClock() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split('\n').filter((line) => line.includes('went back'))).toEqual([
