@@ -3,7 +3,7 @@
  * object of only what it declares, and every capability stays small.
  */
 import { readFileSync } from 'node:fs';
-import ts from 'typescript';
+import ts from '../../typescript.js';
 import { describe, expect, it } from 'vitest';
 import { T0 } from '../../clock.js';
 import type { ApiClient } from '../../../src/api/client.js';

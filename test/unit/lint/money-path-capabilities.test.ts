@@ -5,7 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import type { Node } from 'typescript';
+import ts from '../../typescript.js';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../..', import.meta.url).pathname;
@@ -21,7 +22,7 @@ function sourceFiles(dir: string): string[] {
 
 /** `Pick<Capabilities, 'io'>` names members, so it is allowed; `Capabilities`, `Context`, `Omit<Context, …>` or
  * `import(…).Context` are not. */
-function picked(node: ts.Node): boolean {
+function picked(node: Node): boolean {
   const parent = node.parent;
   return ts.isTypeReferenceNode(parent) && parent.typeName.getText() === 'Pick' && parent.typeArguments?.[0] === node;
 }
@@ -30,7 +31,7 @@ function picked(node: ts.Node): boolean {
 function wholeContexts(text: string): string[] {
   const source = ts.createSourceFile('file.ts', text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Node): void => {
     const whole =
       (ts.isTypeReferenceNode(node) && /(^|\.)(Context|Capabilities)$/.test(node.typeName.getText())) ||
       (ts.isImportTypeNode(node) && /^(Context|Capabilities)$/.test(node.qualifier?.getText() ?? ''));

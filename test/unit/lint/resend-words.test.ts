@@ -10,7 +10,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
+import type { Node } from 'typescript';
+import ts from '../../typescript.js';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../..', import.meta.url).pathname;
@@ -55,7 +56,7 @@ function sourceFiles(dir: string): string[] {
 function retryWords(text: string, file = 'x.ts', allowState = false): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Node): void => {
     const words =
       ts.isIdentifier(node) || ts.isPrivateIdentifier(node)
         ? node.text
