@@ -33,17 +33,22 @@ function absoluteRefs(node: Json): Json {
   );
 }
 
-/** Strict: an unknown keyword or a type mix-up in the document's schemas is an error, not a silent pass. */
-export function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  // ajv-formats is CommonJS: imported from ESM, its plugin is the module's `default`.
-  addFormatsModule.default(ajv);
-  return ajv;
-}
-
-const ajv = newAjv();
+/**
+ * One validator for every file a worker runs (module-level: the suite runs with `isolate: false`), so the 2020-12
+ * meta-schema and each of the document's schemas are compiled once per worker. Strict: an unknown keyword or a type
+ * mix-up in the document's schemas is an error, not a silent pass. The generated code is not optimised: each schema
+ * validates a few hundred values at most, so compiling it is what costs, not running it.
+ */
+const ajv = new Ajv2020({ strict: true, allErrors: true, code: { optimize: false } });
+// ajv-formats is CommonJS: imported from ESM, its plugin is the module's `default`.
+addFormatsModule.default(ajv);
 ajv.addSchema({ $id: SCHEMAS_ID, $defs: absoluteRefs(contract.components.schemas) });
 const compiled = new Map<object, ValidateFunction>();
+
+/** Where `schema` departs from the JSON Schema 2020-12 meta-schema: 'ok', or ajv's errors as text. */
+export function metaSchemaProblems(schema: Json): string {
+  return ajv.validateSchema(schema) ? 'ok' : ajv.errorsText(ajv.errors);
+}
 
 /** Problems of `value` against one of the document's schemas (`where` prefixes each). */
 export function schemaProblems(schema: Json, value: unknown, where: string): string[] {

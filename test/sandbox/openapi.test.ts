@@ -22,7 +22,7 @@ import {
   deref,
   documentExamples,
   findOperation,
-  newAjv,
+  metaSchemaProblems,
   responseKey,
   responseProblems,
   schemaProblems,
@@ -37,18 +37,19 @@ const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit
 const NEVER_SENT = new Set(['403']);
 
 describe('docs/openapi.json', () => {
-  // One validator for both checks: it compiles the OpenAPI 3.1 schema once.
-  const openApi = new Validator();
+  // One validator for both checks: it compiles the OpenAPI 3.1 schema once. That schema is the package's own, fixed:
+  // checking it against its meta-schema (ajv's validateSchema) and optimising its code only cost compile time.
+  const openApi = new Validator({ validateSchema: false, code: { optimize: false } });
 
   it('is a valid OpenAPI 3.1 document, and its schemas valid JSON Schema 2020-12', async () => {
     const result = await openApi.validate(structuredClone(contract));
     expect(result).toEqual({ valid: true });
     // The OpenAPI schema leaves Schema Objects unchecked: ajv checks each against the 2020-12 meta-schema, then
     // compiles it in strict mode (an unknown keyword, or `required` without `type: object`, is an error).
-    const ajv = newAjv();
     for (const [name, schema] of Object.entries<Json>(contract.components.schemas)) {
-      expect([name, ajv.validateSchema(schema) ? 'ok' : ajv.errorsText(ajv.errors)]).toEqual([name, 'ok']);
-      expect(() => schemaProblems({ $ref: `#/components/schemas/${name}` }, null, name)).not.toThrow();
+      expect([name, metaSchemaProblems(schema)]).toEqual([name, 'ok']);
+      // Compiled as the other checks compile it (and kept for them: the tests below validate against these objects).
+      expect(() => schemaProblems(schema, null, name)).not.toThrow();
     }
   });
 
