@@ -1,7 +1,9 @@
 /**
  * The sandbox dashboard driven in a real headless browser (Debian's chromium through playwright-core), end to end: the
  * page talks to a real sandbox, the CLI and a real `taskctl webhook listen` process. One browser and one page for the
- * whole file; the tests run in order and build on each other (the key is regenerated last).
+ * whole file; the tests run in order and build on each other (the key is regenerated last). The tasks the page shows
+ * are POSTed straight to the sandbox (the page's subject is the service's tasks, not taskctl's create); the CLI runs
+ * where it is the subject: the balance that consumes a fault, the old key's 401.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -123,9 +125,7 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   });
 
   it('shows tasks and their progress live, without a reload', async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);
-    expect(created.code).toBe(0);
-    const id = created.stdout.trim();
+    const { id } = await world.createTask('domain_check_availability', ['a.com', 'b.com', 'c.com']);
     const row = page.locator(`#tasks-table tr[data-task="${id}"]`);
     await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('domain_check_availability');
     await expect.poll(() => row.locator('.badge').textContent()).toBe('completed');
@@ -135,8 +135,8 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   });
 
   it('colours a completed task with a failed item as the CLI does: yellow (partial), never green', async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'x.com', 'fail-y.com', '-q']);
-    const row = page.locator(`#tasks-table tr[data-task="${created.stdout.trim()}"]`);
+    const { id } = await world.createTask('domain_check_availability', ['x.com', 'fail-y.com']);
+    const row = page.locator(`#tasks-table tr[data-task="${id}"]`);
     await expect.poll(() => row.locator('.badge').getAttribute('class')).toBe('badge tone-partial');
     expect(await row.locator('.badge').textContent()).toBe('completed');
   });
@@ -172,8 +172,7 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   });
 
   it('opens a task and shows its items: each target, its status, its result or error', async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'p.com', 'fail-q.com', '-q']);
-    const id = created.stdout.trim();
+    const { id } = await world.createTask('domain_check_availability', ['p.com', 'fail-q.com']);
     const row = page.locator(`#tasks-table tr[data-task="${id}"]`);
     await expect.poll(() => row.locator('.badge').textContent()).toBe('completed');
     await row.getByRole('button', { name: `Open task ${id} and its items` }).click();
@@ -230,8 +229,7 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
 
   it('shows deliveries failing and retrying, their attempts and masked headers, filters them, and replays one to delivered', async () => {
     appStatus = 500;
-    const created = await world.inProcess(['create', 'domain_check_availability', 'x.com', '-q']);
-    const taskId = Number(created.stdout.trim());
+    const { id: taskId } = await world.createTask('domain_check_availability', ['x.com']);
     const retrying = page.locator('#delivery-list li[data-state="retrying"]');
     await expect.poll(() => retrying.count()).toBe(2);
     const item = retrying.filter({ hasText: 'processing' }).first();

@@ -87,9 +87,7 @@ describe('wait --report', () => {
       ['a.com', 'b.com'],
       ['c.com', 'taskfail-d.com', 'e.com'],
     ]) {
-      const created = await world.inProcess(['create', 'domain_check_availability', ...items, '-q']);
-      expect(created.code, created.stderr).toBe(0);
-      ids.push(created.stdout.trim());
+      ids.push(String((await world.createTask('domain_check_availability', items)).id));
     }
     const junit = join(dir, 'wait.xml');
     const summary = join(dir, 'wait.md');
@@ -137,8 +135,8 @@ describe('wait --report', () => {
   });
 
   it('warns when GITHUB_STEP_SUMMARY is not set, and still annotates', async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'fail-a.com', '-q']);
-    const result = await world.inProcess(['wait', created.stdout.trim(), '--report', 'github'], { clock });
+    const created = await world.createTask('domain_check_availability', ['fail-a.com']);
+    const result = await world.inProcess(['wait', String(created.id), '--report', 'github'], { clock });
     expect(result.code).toBe(11);
     expect(result.stderr).toMatch(/warning: --report github: GITHUB_STEP_SUMMARY is not set/);
     expect(result.stderr).toMatch(/^::error title=.*::fail-a\.com: /m);

@@ -1,12 +1,14 @@
 /**
  * The README's quick start runs as written: its first command succeeds and shows the results (exit 0), its second
  * shows a failed item and exits 11, as the README says. Each runs once, in a terminal (tmux), whose screen shows the
- * exit code; without tmux, on a pipe. (The same commands from the installed package: pack.test.ts.)
+ * exit code; without tmux, on a pipe. The second's screen is also where create --wait's results table is checked as
+ * a person sees it at 80 columns (tty-results.test.ts has the other screens). (The same commands from the installed
+ * package: pack.test.ts.)
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedHome, runCli, suiteCodeCache } from './spawn-cli.js';
-import { hasTmux, openTerminal } from './tmux.js';
+import { expectClean, fixture, hasTmux, openTerminal } from './tmux.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -45,6 +47,14 @@ describe("the README's quick start", () => {
       expect(first?.screen).toMatch(/EXIT=0/);
       expect(second?.screen).toMatch(/^fail-example\.net +failed +- +Simulated item failure/m);
       expect(second?.screen).toMatch(/EXIT=11/);
+      // What a person sees of create --wait's results at 80 columns (tty-results.test.ts for the other screens): the
+      // table's header and rows, the statuses coloured, no line too wide or wrapped, no escape code shown as text.
+      if (!second) throw new Error('no screen of the second command');
+      expect(second.screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
+      expect(second.screen).toMatch(/^example\.com +completed +(true|false) +-$/m);
+      expect(second.coloured).toMatch(/\x1b\[3\dm/);
+      expectClean(second, 80);
+      fixture('create-wait-80', second.screen.replace(/\d+[smhd] ago|just now/g, 'AGE'));
     },
     60_000,
   );

@@ -11,10 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { BIN, exitOf, isolatedHome, waitFor, type IsolatedHome } from './spawn-cli.js';
 
-/** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB), so side A spills. Side B is
- * one item: one side spilling makes the scratch dir. Few items with a long note: the bytes spill a run, while the work
- * of a diff grows with the items (60,000 short ones cost a third more CPU for each of the three diffs). */
-const ITEMS = 5_000;
+/** Items of side A: with the note below, past one sorted run (8 MiB of lines, here 10 MB: side A spills after about
+ * 420 of them, so 500 leave a fifth to spare). Side B is one item: one side spilling makes the scratch dir. Few items
+ * with a long note: the bytes spill a run, while the work of a diff grows with the items (5,000 items of a 2,000-character
+ * note cost each diff about 0.1 s more CPU, 60,000 short ones a third more again). */
+const ITEMS = 500;
+const NOTE = 'n'.repeat(20_000);
 
 let home: IsolatedHome;
 let a: string;
@@ -25,7 +27,7 @@ beforeAll(() => {
   b = join(home.dir, 'b.ndjson');
   // A note makes side A's lines pass a run's 8 MiB (src/core/diff/sort.ts): its runs spill.
   const line = (i: number, available: boolean) =>
-    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available, note: 'n'.repeat(2_000) });
+    JSON.stringify({ target: `host${i}.example.com`, status: 'completed', available, note: NOTE });
   writeFileSync(a, `${Array.from({ length: ITEMS }, (_, i) => line(i, true)).join('\n')}\n`);
   writeFileSync(b, `${line(0, false)}\n`);
 });

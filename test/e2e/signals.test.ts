@@ -23,13 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-async function longTask(): Promise<number> {
-  const result = await world.inProcess(['create', 'domain_check_availability', 'slow-a.com', 'slow-b.com', '-q'], {
-    clock,
-  });
-  expect(result.code).toBe(0);
-  return Number(result.stdout.trim());
-}
+/** A task straight on the sandbox (on its clock): the subject here is the signal, not the create. */
+const longTask = async (): Promise<number> =>
+  (await world.createTask('domain_check_availability', ['slow-a.com', 'slow-b.com'])).id;
 
 /** Spawns `taskctl args`, waits until its output (either stream) matches `ready`, sends `signal`; exit code and stderr. */
 async function stopWith(

@@ -194,6 +194,9 @@ export interface E2EWorld {
    * is not the process: no spawn, no real sleeps (a reconciliation's waits pass at once). */
   inProcess: (args: string[], options?: InProcessOptions) => Promise<CliResult>;
   admin: <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
+  /** A task POSTed straight to the sandbox with the world's key, for a test whose subject is not taskctl's create (no
+   * journal, ledger or locks): the task's id and creation time as the service answered them. */
+  createTask: (service: string, items: string[]) => Promise<{ id: number; created_at: string }>;
   close: () => Promise<void>;
 }
 
@@ -252,6 +255,15 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
       });
       const text = await response.text();
       return (text ? JSON.parse(text) : undefined) as T;
+    },
+    async createTask(service, items) {
+      const response = await fetch(`${sandbox.url}/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+        body: JSON.stringify({ service, items }),
+      });
+      if (response.status !== 201) throw new Error(`POST /tasks answered ${response.status}: ${await response.text()}`);
+      return ((await response.json()) as { data: { id: number; created_at: string } }).data;
     },
     async close() {
       await sandbox.close();

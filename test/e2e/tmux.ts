@@ -8,7 +8,9 @@
  * wait-for holds up every command queued behind it), more than the reads do.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { textWidth } from '../../src/output/width.js';
 import { BIN, waitFor } from './spawn-cli.js';
 
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -22,6 +24,20 @@ interface Screen {
   coloured: string;
   /** Lines pushed into the scrollback (tmux's history_size): what a redrawn block must not flood. */
   history: number;
+}
+
+/** Every line within the width, nothing wrapped by the terminal, no escape code shown as text. */
+export function expectClean(screen: { screen: string; joined: string }, width: number): void {
+  const lines = screen.screen.trimEnd().split('\n');
+  expect(screen.joined.trimEnd().split('\n')).toEqual(lines);
+  for (const line of lines) expect(textWidth(line)).toBeLessThan(width);
+  expect(screen.screen).not.toMatch(/\\x1b|\\u001b|\[\d+(;\d+)*m/);
+}
+
+/** A screen kept for review in test/e2e/fixtures/NAME.txt, written when TASKCTL_WRITE_FIXTURES=1. */
+export function fixture(name: string, text: string): void {
+  if (process.env.TASKCTL_WRITE_FIXTURES === '1')
+    writeFileSync(new URL(`./fixtures/${name}.txt`, import.meta.url), `${text.trimEnd()}\n`);
 }
 
 /** A command still running in a terminal: read its screen while it works (SIGSTOP, Ctrl-C mid-way). */

@@ -28,8 +28,7 @@ afterAll(async () => {
 describe.skipIf(!hasTmux)(skippedUnless('Ctrl-C at a terminal', hasTmux, missing('tmux')), { concurrent: true }, () => {
   for (const command of ['watch', 'wait']) {
     it(`${command}: exit 130 and how to go on, without "error:"`, async () => {
-      const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', 'c.com', '-q']);
-      const id = created.stdout.trim();
+      const id = String((await world.createTask('domain_check_availability', ['a.com', 'b.com', 'c.com'])).id);
       if (!terminal) throw new Error('tmux is not installed');
       const running = terminal.start(80, [command, id], world.env, 24);
       try {
@@ -65,8 +64,7 @@ describe.skipIf(!hasTmux)(skippedUnless('what Ctrl-C prints', hasTmux, missing('
 
 describe.skipIf(!hasTmux)(skippedUnless('Ctrl-Z in a shell', hasTmux, missing('tmux')), () => {
   it("wait: Ctrl-Z clears the live block before the process stops; fg draws it below the shell's lines", async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
-    const id = created.stdout.trim();
+    const id = String((await world.createTask('domain_check_availability', ['a.com', 'b.com'])).id);
     if (!terminal) throw new Error('tmux is not installed');
     const env = Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color', ...world.env })
       .map(([key, value]) => `${key}='${value}'`)
@@ -93,8 +91,7 @@ describe.skipIf(!hasTmux)(skippedUnless('Ctrl-Z in a shell', hasTmux, missing('t
 
 describe.skipIf(!hasTmux)(skippedUnless('a terminal that closes', hasTmux, missing('tmux')), () => {
   it('wait: the terminal closed under it ends it with 129, not an abort in Node (docs/behaviour.md#exit-codes)', async () => {
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
-    const id = created.stdout.trim();
+    const id = String((await world.createTask('domain_check_availability', ['a.com', 'b.com'])).id);
     if (!terminal) throw new Error('tmux is not installed');
     const dir = mkdtempSync(join(tmpdir(), 'taskctl-hangup-'));
     try {

@@ -1,17 +1,16 @@
 /**
- * What a person sees in a real terminal (tmux) with colours on: create --wait ends with the results table and the short
- * overview, at 80 columns (every width from 40 is rendered in process, the results table's rows checked from 80:
- * tty-widths.test.ts); a 20-task wait
+ * What a person sees in a real terminal (tmux) with colours on: the short overview at 80 columns (create --wait's
+ * results table at 80 is the README's quick start's, quick-start.test.ts; every width from 40 is rendered in process,
+ * the results table's rows checked from 80: tty-widths.test.ts); a 20-task wait
  * redraws its block in place, within the width, leaving the scrollback alone; a sandbox stopped with SIGSTOP mid-wait
  * is shown as not answering, with the counts it last reported and no estimate. All side by side. Screens are kept as
  * fixtures in test/e2e/fixtures/ for review (written when TASKCTL_WRITE_FIXTURES=1). Skipped without tmux.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, isolatedHome, startWorld, suiteCodeCache, type E2EWorld } from './spawn-cli.js';
-import { hasTmux, openTerminal, type Terminal } from './tmux.js';
+import { expectClean, fixture, hasTmux, openTerminal, type Terminal } from './tmux.js';
 import { textWidth } from '../../src/output/width.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -35,38 +34,10 @@ function term(): Terminal {
   return terminal;
 }
 
-/** Every line within the width, nothing wrapped by the terminal, no escape code shown as text. */
-function expectClean(screen: { screen: string; joined: string }, width: number): void {
-  const lines = screen.screen.trimEnd().split('\n');
-  expect(screen.joined.trimEnd().split('\n')).toEqual(lines);
-  for (const line of lines) expect(textWidth(line)).toBeLessThan(width);
-  expect(screen.screen).not.toMatch(/\\x1b|\\u001b|\[\d+(;\d+)*m/);
-}
-
-function fixture(name: string, text: string): void {
-  if (process.env.TASKCTL_WRITE_FIXTURES === '1')
-    writeFileSync(new URL(`./fixtures/${name}.txt`, import.meta.url), `${text.trimEnd()}\n`);
-}
-
 describe.skipIf(!hasTmux)(
   skippedUnless('a person at a terminal', hasTmux, missing('tmux')),
   { concurrent: true },
   () => {
-    it('create --wait ends with the results table at 80 columns', async () => {
-      const result = await term().screenOf(
-        80,
-        ['create', 'domain_check_availability', 'example.com', 'fail-bad.com', 'an-example.org', '--wait'],
-        { ...world.env, PAGER: 'cat' },
-      );
-      expect(result.screen).toMatch(/EXIT=11/);
-      expect(result.screen).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/m);
-      expect(result.screen).toMatch(/^example\.com +completed +(true|false) +-$/m);
-      expect(result.screen).toMatch(/^fail-bad\.com +failed +- +\S/m);
-      expect(result.coloured).toMatch(/\x1b\[3\dm/);
-      expectClean(result, 80);
-      fixture('create-wait-80', result.screen.replace(/\d+[smhd] ago|just now/g, 'AGE'));
-    });
-
     it('bare taskctl is a short overview at 80 columns', async () => {
       const result = await term().screenOf(80, [], world.env);
       const text = result.screen.slice(0, result.screen.indexOf('EXIT=0'));

@@ -22,24 +22,15 @@ const waited: number[] = [];
 let domainTask = 0;
 let emailTask = 0;
 
-async function createTask(service: string, items: string[]): Promise<{ id: number; created_at: string }> {
-  const response = await fetch(`${world.sandbox.url}/tasks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': world.sandbox.apiKey },
-    body: JSON.stringify({ service, items }),
-  });
-  return ((await response.json()) as { data: { id: number; created_at: string } }).data;
-}
-
 let created = '';
 
 beforeAll(async () => {
   world = await startWorld({ itemMs: 0, rateLimit: 0 });
-  const domain = await createTask('domain_check_availability', ['example.com', 'fail-bad.com', 'an-example.org']);
+  const domain = await world.createTask('domain_check_availability', ['example.com', 'fail-bad.com', 'an-example.org']);
   domainTask = domain.id;
   created = domain.created_at;
-  emailTask = (await createTask('email_verify', ['someone@example.com'])).id;
-  for (let i = 0; i < 12; i++) waited.push((await createTask('domain_whois_history', [`x${i}.com`])).id);
+  emailTask = (await world.createTask('email_verify', ['someone@example.com'])).id;
+  for (let i = 0; i < 12; i++) waited.push((await world.createTask('domain_whois_history', [`x${i}.com`])).id);
 });
 
 afterAll(async () => {

@@ -25,11 +25,9 @@ beforeEach(async () => {
 });
 afterEach(() => world.close());
 
-async function create(items: string[]): Promise<number> {
-  const result = await world.inProcess(['create', 'domain_check_availability', ...items, '-q'], { clock });
-  expect(result.code).toBe(0);
-  return Number(result.stdout.trim());
-}
+/** A task straight on the sandbox (on its clock): the subject here is the wait, not the create. */
+const create = async (items: string[]): Promise<number> =>
+  (await world.createTask('domain_check_availability', items)).id;
 
 const FAST = ['--interval', '100ms'];
 
@@ -181,9 +179,7 @@ describe('list -q | taskctl wait - (a real pipe)', () => {
     const real = await startWorld({ itemMs: 5 });
     try {
       const env = { ...real.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
-      for (const items of [['a.com'], ['b.com', 'c.com']]) {
-        expect((await real.inProcess(['create', 'domain_check_availability', ...items, '-q'])).code).toBe(0);
-      }
+      for (const items of [['a.com'], ['b.com', 'c.com']]) await real.createTask('domain_check_availability', items);
       const taskctl = `"${process.execPath}" "${BIN}"`;
       const script = `${taskctl} list -q | tee ids.txt | ${taskctl} wait - -q --interval 100ms`;
       const result = await runProcess('bash', ['-c', script], {

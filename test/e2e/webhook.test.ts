@@ -1,7 +1,8 @@
 /**
  * `webhook listen` and `webhook simulate` against real sandbox deliveries. What the listener prints, acknowledges and
  * forwards runs `main()` in this process (its subject is the listener, not the process); signals (Ctrl-C twice,
- * SIGHUP, SIGKILL and the wiring they leave) spawn the bin.
+ * SIGHUP, SIGKILL and the wiring they leave) spawn the bin. The tasks whose events are delivered are POSTed straight to
+ * the sandbox (`world.createTask`): taskctl's create is not the subject here.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -113,7 +114,7 @@ describe('webhook listen', () => {
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.001 });
     const out = await listenHere(world.env, ['--path', '/hooks', '-o', 'ndjson']);
     await deliverTo(out.url);
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', 'b.com', '-q']);
+    const created = await world.createTask('domain_check_availability', ['a.com', 'b.com']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
@@ -124,7 +125,7 @@ describe('webhook listen', () => {
       .split('\n')
       .map((line) => WebhookEventSchema.parse(JSON.parse(line)));
     expect(events.map((e) => e.event)).toEqual(['processing', 'completed']);
-    expect(events[0]!.task.id).toBe(Number(created.stdout));
+    expect(events[0]!.task.id).toBe(created.id);
     expect(out.stdout() + out.stderr()).not.toContain(world.sandbox.apiKey);
   });
 
@@ -201,7 +202,7 @@ describe('webhook listen', () => {
     // --no-wire: the sandbox keeps delivering to the flaky front.
     const out = await listenHere(world.env, ['-o', 'ndjson', '--no-wire']);
     port = out.port;
-    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.createTask('domain_check_availability', ['a.com']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
@@ -232,7 +233,7 @@ describe('webhook listen never loses an acknowledged event', () => {
     world = await startWorld({ itemMs: 5, webhookTimeScale: 0.01 });
     const out = await listenHere(world.env, ['--forward-to', `http://${APP_HOST}:${appPort}/`]);
     await deliverTo(out.url);
-    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.createTask('domain_check_availability', ['a.com']);
     interface Deliveries {
       deliveries: Array<{ state: string; attempts: Array<{ statusCode: number | null }> }>;
     }
@@ -302,8 +303,8 @@ describe('webhook listen never loses an acknowledged event', () => {
 
   it('--catch-up hands on one synthesised event per recent task first, and a real delivery of it later is a duplicate', async () => {
     world = await startWorld({ itemMs: 0 });
-    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
-    await world.inProcess(['create', 'domain_check_availability', 'taskfail-b.com', '-q']);
+    await world.createTask('domain_check_availability', ['a.com']);
+    await world.createTask('domain_check_availability', ['taskfail-b.com']);
     const out = await listenHere(world.env, ['--catch-up', '1h', '-o', 'ndjson']);
     const port = out.port;
     await waitFor(
@@ -374,8 +375,7 @@ describe('webhook simulate', () => {
     const exec = `echo "$TASKCTL_EVENT $TASKCTL_TASK_ID \${TASKCTL_SIMULATED:-real}" >> "${log}"`;
     // Wired by itself: no webhook URL set by hand.
     const out = await listenHere(sandbox.env, ['-o', 'ndjson', '--exec', exec]);
-    const created = await sandbox.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
-    const id = created.stdout.trim();
+    const id = String((await sandbox.createTask('domain_check_availability', ['a.com'])).id);
     const execLines = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
     await waitFor(
       () => execLines().includes(`completed ${id} real`),
@@ -403,11 +403,11 @@ describe('webhook simulate', () => {
 
   it('refuses plain http to a non-loopback receiver', async () => {
     world = await startWorld({ itemMs: 0 });
-    const created = await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    const created = await world.createTask('domain_check_availability', ['a.com']);
     const result = await world.inProcess([
       'webhook',
       'simulate',
-      created.stdout.trim(),
+      String(created.id),
       '--to',
       'http://example.com/hook',
     ]);
@@ -435,7 +435,7 @@ describe('webhook listen wires itself to the sandbox', () => {
     const out = await listen(world.env, ['--path', '/hooks', '-o', 'ndjson']);
     expect(await webhookUrl()).toBe(out.url);
     expect(out.stderr()).toContain(`webhook URL set to ${out.url} (was ${OLD}`);
-    await world.inProcess(['create', 'domain_check_availability', 'a.com', '-q']);
+    await world.createTask('domain_check_availability', ['a.com']);
     await waitFor(
       () => out.stdout().includes('"completed"'),
       () => `no completed event: ${out.stdout()} ${out.stderr()}`,
