@@ -568,7 +568,7 @@ class Follower {
     return (
       read.tasks.length > 0 &&
       read.tasks.length === read.found + read.tasks.filter(isNews).length &&
-      read.tasks.every((task) => (parseTimestamp(task.created_at) ?? Infinity) >= since)
+      read.tasks.every((task) => (this.creationTime(task.created_at) ?? Infinity) >= since)
     );
   }
 
