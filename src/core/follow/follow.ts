@@ -248,6 +248,12 @@ interface PageRead {
   foundIds: number[];
 }
 
+/**
+ * The most `created_at` texts kept with their instants (`Follower.creationTime`): more than one round reads (page 1 and
+ * a catch-up's CATCH_UP_PAGES, 1,100 tasks).
+ */
+const PARSED_TIMES = 2000;
+
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
 /** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
@@ -298,6 +304,8 @@ class Follower {
   private pageFell = false;
   /** The sweep under way on a listing in no order of creation. */
   private sweepNow: Sweep | undefined;
+  /** Instants of the `created_at` texts read lately (`creationTime`), emptied past PARSED_TIMES. */
+  private readonly parsedTimes = new Map<string, number>();
   /** When the last discovery ended with tasks still missing (the sweep's time runs on until the next), else undefined. */
   private missingSince: number | undefined;
   /** `onBehind` was called (it is said once). */
@@ -560,7 +568,7 @@ class Follower {
     return (
       read.tasks.length > 0 &&
       read.tasks.length === read.found + read.tasks.filter(isNews).length &&
-      read.tasks.every((task) => (parseTimestamp(task.created_at) ?? Infinity) >= since)
+      read.tasks.every((task) => (this.creationTime(task.created_at) ?? Infinity) >= since)
     );
   }
 
@@ -682,7 +690,7 @@ class Follower {
       const doubtful = twice.has(task.id);
       if (this.watchAll && !discovered.has(task.id)) {
         // Parsed once, for the order and the discovery.
-        const at = parseTimestamp(task.created_at);
+        const at = this.creationTime(task.created_at);
         if (!this.unordered) last = this.noteOrder(at, last);
         if (doubtful) discovered.add(task.id);
         const found = doubtful ? this.discoverDoubtful(task, at, now) : this.discoverTask(task, at, now);
@@ -704,6 +712,20 @@ class Follower {
     // A task that finished on this page is followed no more: its page is not worth knowing.
     this.pages.recordPage(page, meta, here, (id) => this.watched.has(id));
     return { tasks, found: foundIds.length, foundIds };
+  }
+
+  /**
+   * A task's `created_at` as an instant (`parseTimestamp`), each text parsed once: the same page is listed again every
+   * round, with the same times.
+   */
+  private creationTime(text: string): number | undefined {
+    const known = this.parsedTimes.get(text);
+    if (known !== undefined) return known;
+    const at = parseTimestamp(text);
+    if (at === undefined) return undefined;
+    if (this.parsedTimes.size >= PARSED_TIMES) this.parsedTimes.clear();
+    this.parsedTimes.set(text, at);
+    return at;
   }
 
   private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {
@@ -795,7 +817,7 @@ class Follower {
     if (at !== undefined) this.newestSeen = Math.max(this.newestSeen, at);
     const created = this.known.get(task.id);
     if (created === task.created_at) return false;
-    if (created === undefined && isTerminal(task) && this.forgotten(task)) return false;
+    if (created === undefined && isTerminal(task) && this.forgotten(task, at)) return false;
     if (created === undefined) this.listed++;
     this.known.set(task.id, task.created_at);
     this.discovered++;
@@ -813,10 +835,10 @@ class Follower {
    * A finished task not remembered that was seen before: created no later than a task `prune` forgot (it forgets the
    * oldest first), so more than `rememberFinished` tasks created after it were seen since. A task the watch never saw
    * is taken for it only when that many newer ones were seen before it (docs/behaviour.md#what-watch-keeps). A task
-   * not finished is never one of them: only finished tasks are forgotten, and a finished task stays finished.
+   * not finished is never one of them: only finished tasks are forgotten, and a finished task stays finished. `at`: its
+   * `created_at` as the page's read parsed it (a task the watch forgot is listed again every round: parsed once).
    */
-  private forgotten(task: Task): boolean {
-    const at = parseTimestamp(task.created_at);
+  private forgotten(task: Task, at: number | undefined): boolean {
     return at === undefined ? task.id <= this.forgottenIdsUntil : at <= this.forgottenUntil;
   }
 

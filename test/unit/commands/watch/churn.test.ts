@@ -23,12 +23,14 @@ interface Churn {
 function churningApi(clock: FakeClock, churn: Churn) {
   const api = mockApi();
   const iso = (ms: number) => new Date(T0 + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const tasksAt = (now: number) => {
+  /** How many tasks the list holds at `now`, and its `j`-th (newest first): a read makes only the tasks it sends. */
+  const listAt = (now: number) => {
     const t = now - T0;
     const epoch = churn.restartAt !== undefined && t >= churn.restartAt ? churn.restartAt : 0;
     const before = epoch === 0 ? (churn.finished ?? 0) : 0;
     const count = 1 + before + Math.floor((t - epoch) / churn.everyMs);
-    return Array.from({ length: count }, (_, i) => {
+    const task = (j: number) => {
+      const i = count - 1 - j;
       const created = i === 0 ? epoch - 3_600_000 : epoch + (i - before) * churn.everyMs;
       const done = i > 0 && t - created >= churn.runMs;
       return {
@@ -42,7 +44,8 @@ function churningApi(clock: FakeClock, churn: Churn) {
         created_at: iso(created),
         ...(done ? { completed_at: iso(created + churn.runMs) } : {}),
       };
-    }).reverse();
+    };
+    return { count, task };
   };
   const lists: number[] = [];
   api.agent
@@ -50,10 +53,11 @@ function churningApi(clock: FakeClock, churn: Churn) {
     .intercept({ method: 'GET', path: (p) => p.startsWith('/api/v1/tasks') })
     .reply((request) => {
       const url = new URL(request.path, BASE_URL);
-      const tasks = tasksAt(clock.now());
+      const { count, task: nth } = listAt(clock.now());
       const single = /^\/api\/v1\/tasks\/(\d+)$/.exec(url.pathname);
       if (single) {
-        const task = tasks.find((t) => t.id === Number(single[1]));
+        const id = Number(single[1]);
+        const task = id >= 1 && id <= count ? nth(count - id) : undefined;
         const body = task
           ? { success: true, data: { ...task, items: [] } }
           : { success: false, error: { code: 'NOT_FOUND', message: 'no such task' } };
@@ -62,12 +66,13 @@ function churningApi(clock: FakeClock, churn: Churn) {
       const page = Number(url.searchParams.get('page') ?? '1');
       const perPage = Number(url.searchParams.get('per_page') ?? '20');
       lists.push(page);
-      const data = tasks.slice((page - 1) * perPage, page * perPage);
+      const data: Array<ReturnType<typeof nth>> = [];
+      for (let j = Math.max(0, (page - 1) * perPage); j < Math.min(page * perPage, count); j++) data.push(nth(j));
       const meta = {
         current_page: page,
         per_page: perPage,
-        total_pages: Math.max(1, Math.ceil(tasks.length / perPage)),
-        total_count: tasks.length,
+        total_pages: Math.max(1, Math.ceil(count / perPage)),
+        total_count: count,
       };
       return { statusCode: 200, data: JSON.stringify({ success: true, data, meta }), responseOptions: json };
     })

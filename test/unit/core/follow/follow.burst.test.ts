@@ -75,9 +75,11 @@ describe('watch --follow with no ids: more than a page created between two reads
 
   for (const order of ['desc', 'asc'] as const)
     it(`${order} amid a churn of more than a page per round: none is skipped`, async () => {
-      // 70 tasks a second: over 100 between two reads of the listing, every round.
-      const run = await watchBurst({ order, before: 1000, burst: 250, at: 10_000, everyMs: 14, forMs: 150_000 });
-      expect(run.expected.length).toBeGreaterThan(5000);
+      // 70 tasks a second: over 100 between two reads of the listing, every round. Two minutes: the 3,803 tasks created
+      // in the first (each with a minute left for its end to be read) come over about 25 rounds, each more than a
+      // page; a longer churn only repeats those rounds.
+      const run = await watchBurst({ order, before: 1000, burst: 250, at: 10_000, everyMs: 14, forMs: 120_000 });
+      expect(run.expected.length).toBeGreaterThan(3500);
       const missed = run.expected.filter((t) => run.finalLines.get(t.id) !== 1).map((t) => t.id);
       expect(missed).toEqual([]);
       expect(run.notices).toEqual([]);
@@ -85,17 +87,18 @@ describe('watch --follow with no ids: more than a page created between two reads
 
   it('newest first amid that churn, each page taking 300 ms to come: none is skipped', async () => {
     // Tasks created while page 1 and 2 are read push page 1's tasks onto page 2: found earlier in the same round, they
-    // are news still, so the catch-up reads on to page 3 and beyond.
+    // are news still, so the catch-up reads on to page 3 and beyond. Without that, 231 of these 3,803 went
+    // unshown.
     const run = await watchBurst({
       order: 'desc',
       before: 1000,
       burst: 250,
       at: 10_000,
       everyMs: 14,
-      forMs: 150_000,
+      forMs: 120_000,
       listMs: 300,
     });
-    expect(run.expected.length).toBeGreaterThan(5000);
+    expect(run.expected.length).toBeGreaterThan(3500);
     const missed = run.expected.filter((t) => run.finalLines.get(t.id) !== 1).map((t) => t.id);
     expect(missed).toEqual([]);
     expect(run.notices).toEqual([]);
