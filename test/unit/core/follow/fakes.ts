@@ -96,62 +96,6 @@ function iso(ms: number): string {
 }
 
 /**
- * A listing's tasks in its order, each shown from its creation: a Fenwick tree counts the tasks shown up to each place,
- * so a read finds its page without filtering the whole listing (an hour of churn reads page 1 every 2 s; a burst
- * shows 70 new tasks a second).
- */
-class Listing {
-  /** The time (ms after T0) shown up to. */
-  at = -Infinity;
-  /** Tasks shown. */
-  size = 0;
-  private readonly shown: Uint8Array;
-  /** tree[i]: the tasks shown at places i - (i & -i) … i - 1. */
-  private readonly tree: Int32Array;
-  /** The places of the tasks still to come, the next last. */
-  private readonly coming: number[];
-
-  constructor(private readonly all: readonly SimTask[]) {
-    this.shown = new Uint8Array(all.length);
-    this.tree = new Int32Array(all.length + 1);
-    const created = (place: number) => all[place]?.createdAfter ?? 0;
-    this.coming = all.map((_, place) => place).sort((a, b) => created(b) - created(a) || b - a);
-  }
-
-  /** Shows the tasks created by `elapsed` (ms after T0). */
-  showUntil(elapsed: number): void {
-    this.at = elapsed;
-    for (let next = this.coming.at(-1); next !== undefined; next = this.coming.at(-1)) {
-      if (elapsed < (this.all[next]?.createdAfter ?? 0)) break;
-      this.coming.pop();
-      this.shown[next] = 1;
-      this.size++;
-      for (let i = next + 1; i < this.tree.length; i += i & -i) this.tree[i]! += 1;
-    }
-  }
-
-  /** The tasks shown from the `start`-th to before the `end`-th, as `Array.slice` takes them. */
-  slice(start: number, end: number): SimTask[] {
-    if (start < 0 || end < 0) return this.all.filter((_, place) => this.shown[place] === 1).slice(start, end);
-    if (start >= Math.min(end, this.size)) return [];
-    // The place of the (start + 1)-th task shown: the tree's descent.
-    let place = 0;
-    let rank = start + 1;
-    for (let step = 2 ** Math.floor(Math.log2(this.all.length)); step > 0; step = Math.floor(step / 2)) {
-      const count = this.tree[place + step];
-      if (count !== undefined && count < rank) {
-        place += step;
-        rank -= count;
-      }
-    }
-    const tasks: SimTask[] = [];
-    for (; place < this.all.length && tasks.length < end - start; place++)
-      if (this.shown[place] === 1) tasks.push(this.all[place]!);
-    return tasks;
-  }
-}
-
-/**
  * Requests go through `rateLimiter` as the real client's do (acquire, headers, release, a 429's wait), so follow's
  * pace is the client's; the limiter is steady() as `wait` and `watch` make it.
  */
@@ -165,8 +109,8 @@ export class FakeTaskServer implements TaskReader {
   limited = 0;
   readonly rateLimiter: RateLimiter;
   private readonly tasks = new Map<number, SimTask>();
-  /** The listing as last read; made again after each `add`, and if the clock went back. */
-  private listed: Listing | undefined;
+  /** Every task in listing order (the order is by id alone), sorted once after each `add`, not at each list read. */
+  private listed: SimTask[] | undefined;
   /** Called before each request with its index (0-based); return an error to fail that request. */
   failWith: (index: number, call: Call) => Error | undefined = () => undefined;
 
@@ -197,20 +141,17 @@ export class FakeTaskServer implements TaskReader {
   }
 
   private list(page: number, perPage: number): { tasks: Task[]; meta: PageMeta } {
+    const key = listingKey(this.options.order);
+    this.listed ??= [...this.tasks.values()].sort((a, b) => key(a.id) - key(b.id));
     const elapsed = this.elapsed();
-    if (!this.listed || elapsed < this.listed.at) {
-      const key = listingKey(this.options.order);
-      this.listed = new Listing([...this.tasks.values()].sort((a, b) => key(a.id) - key(b.id)));
-    }
-    const listed = this.listed;
-    listed.showUntil(elapsed);
+    const visible = this.listed.filter((t) => elapsed >= (t.createdAfter ?? 0));
     this.lists.push({ page, at: this.clock.now() });
-    const tasks = listed.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
+    const tasks = visible.slice((page - 1) * perPage, page * perPage).map((t) => this.view(t, false));
     const meta = {
       current_page: page,
       per_page: perPage,
-      total_count: listed.size + (this.options.unlisted ?? 0),
-      total_pages: Math.ceil(listed.size / perPage),
+      total_count: visible.length + (this.options.unlisted ?? 0),
+      total_pages: Math.ceil(visible.length / perPage),
     };
     return { tasks, meta };
   }
