@@ -62,7 +62,8 @@ const ESCAPE = /\\(?:[ux0-7]|\r|\n|\u2028|\u2029)/;
 function retryWords(text: string, file = 'x.ts', allowState = false): string[] {
   // Only the texts that can hold one are parsed (parsing was nearly all of this file's CPU).
   if (!RETRY.test(text) && !ESCAPE.test(text)) return [];
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  // No parent links: the walk goes down only, and each node's line is read from the source itself.
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     const words =
