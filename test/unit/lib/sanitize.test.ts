@@ -51,7 +51,8 @@ describe('neutralise', () => {
     fc.assert(
       fc.property(hostileString, fc.jsonValue(), (text, value) => {
         const line = JSON.stringify({ text, value });
-        expect(JSON.parse(neutralise(line))).toEqual(JSON.parse(line));
+        // The value read back, written again, is the line itself: the same value, keys in order (no toEqual walk).
+        expect(JSON.stringify(JSON.parse(neutralise(line)))).toBe(line);
       }),
       { numRuns: 500 },
     );

@@ -37,10 +37,9 @@ describe('writeJson', () => {
     const { text, pieces } = streamed({ id: 1, items }, true, (piece) =>
       piece.split('sk_secret_1234').join('[REDACTED]'),
     );
-    expect(JSON.parse(text)).toEqual({
-      id: 1,
-      items: items.map((item) => ({ ...item, data: { note: '[REDACTED] \u001b[2J' } })),
-    });
+    const expected = { id: 1, items: items.map((item) => ({ ...item, data: { note: '[REDACTED] \u001b[2J' } })) };
+    // The value read back, compared as JSON text (its keys in order too): toEqual over 10,000 items was half the test.
+    expect(JSON.stringify(JSON.parse(text))).toBe(JSON.stringify(expected));
     expect(text).toContain('\\u001b[2J');
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(200);
   });

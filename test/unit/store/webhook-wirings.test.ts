@@ -1,11 +1,10 @@
 /** The record of sandbox webhook URLs set by running listeners: who is left behind, and the hand-over on removal. */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookWirings, type Wiring } from '../../../src/store/webhook-wirings.js';
-import { bootedAt, OTHER_BOOT, OTHER_PIDNS } from '../pids.js';
+import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../pids.js';
 import { T0 } from '../../clock.js';
 
 const SANDBOX = 'http://127.0.0.1:8787';
@@ -17,9 +16,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A pid that ran and has ended. */
-const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid;
 
 function seed(wirings: Wiring[]): void {
   writeFileSync(join(dir, 'webhook-wirings.json'), JSON.stringify({ version: 1, wirings }));
@@ -57,7 +53,7 @@ describe('WebhookWirings', () => {
   });
 
   it('finds the wirings left by dead processes of this host for one sandbox, newest first', () => {
-    const dead = deadPid();
+    const dead = notRunningPid();
     const base = { host: hostname(), previous: null, at: 1 };
     seed([
       { ...base, pid: dead, sandbox: SANDBOX, url: 'http://127.0.0.1:1/old' },
@@ -78,7 +74,7 @@ describe('WebhookWirings', () => {
       expect(mine).toMatchObject({ boot: expect.any(String), pidns: expect.stringMatching(/^pid:\[\d+\]$/) });
       const base = { host: hostname(), previous: null, sandbox: SANDBOX };
       seed([
-        { ...base, pid: deadPid(), pidns: OTHER_PIDNS, at: T0, url: 'http://127.0.0.1:2/container' },
+        { ...base, pid: notRunningPid(), pidns: OTHER_PIDNS, at: T0, url: 'http://127.0.0.1:2/container' },
         {
           ...base,
           pid: process.ppid,

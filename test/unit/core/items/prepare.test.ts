@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dedupeItems, prepareItems, validateItems } from '../../../../src/core/items/index.js';
 import { HashSet128, hash128 } from '../../../../src/core/items/hash128.js';
@@ -40,9 +41,10 @@ describe('prepareItems: streaming read, check, de-duplication', () => {
   });
 
   it('spills to scratch files past its buffers, agrees with the in-memory path, and removes them', async () => {
-    // 150,000 items (2.5 MB as UTF-16): past the 1 MiB spool buffer and every hash group's buffer.
+    // 80,000 items, a third of them repeats (2.9 MB as UTF-16): past the 1 MiB spool buffer and past every one of the
+    // 64 hash groups' buffers of 1,024 records (1,250 items a group on average; at 68,000, 9 groups stayed in memory).
     const items: string[] = [];
-    for (let i = 0; i < 150_000; i++) items.push(`d${(i * 7919) % 100_003}.example.com`);
+    for (let i = 0; i < 80_000; i++) items.push(`d${(i * 7919) % 53_003}.example.com`);
     const lines = items.join('\n');
     const blocks: string[] = [];
     for (let at = 0; at < lines.length; at += 65_536) blocks.push(lines.slice(at, at + 65_536));
@@ -51,12 +53,20 @@ describe('prepareItems: streaming read, check, de-duplication', () => {
       scratchDir: temp.dir,
     });
     try {
-      expect((await readdir(temp.dir)).length).toBe(1); // the scratch directory, holding the spilled files
+      const [scratch, ...others] = await readdir(temp.dir);
+      expect(others).toEqual([]);
+      // The scratch directory holds the spilled files: the items' spool and every hash group's.
+      const spilled = await readdir(join(temp.dir, scratch ?? ''));
+      expect(spilled).toContain('items');
+      expect(spilled.filter((name) => name.startsWith('hashes-'))).toHaveLength(64);
       const expected = dedupeItems(validateItems(service, items).valid);
+      expect(expected.duplicates).toBe(26_997);
       expect(prepared.count).toBe(expected.unique.length);
       expect(prepared.duplicates).toBe(expected.duplicates);
-      expect(collect(prepared.chunks(5000)).flat()).toEqual(expected.unique);
-      expect(collect(prepared.chunks(5000, 19)).flat()).toEqual(expected.unique.slice(19 * 5000));
+      // Compared as lines (an item never holds a line break): toEqual over 53,003 strings cost as much as reading them.
+      const asLines = (chunks: Iterable<string[]>) => collect(chunks).flat().join('\n');
+      expect(asLines(prepared.chunks(5000))).toBe(expected.unique.join('\n'));
+      expect(asLines(prepared.chunks(5000, 10))).toBe(expected.unique.slice(10 * 5000).join('\n'));
     } finally {
       prepared.dispose();
     }
@@ -93,11 +103,19 @@ describe('prepareItems: streaming read, check, de-duplication', () => {
   });
 
   it('an error while reading removes the scratch files and says where', async () => {
-    const big = 'a.com\n'.repeat(300_000);
+    // 100,000 items (1.2 MB as UTF-16): past the 1 MiB spool buffer, so there are scratch files to remove.
+    const big = 'a.com\n'.repeat(100_000);
+    let spilled: string[] = [];
+    async function* stdin(): AsyncGenerator<string> {
+      yield big;
+      spilled = await readdir(temp.dir, { recursive: true });
+      yield 'b.com\n\u0000';
+    }
     await inputError(
-      prepareItems([{ kind: 'stdin', stream: streamOf([big, 'b.com\n\u0000']) }], { service, scratchDir: temp.dir }),
-      /^stdin:300002: NUL byte/,
+      prepareItems([{ kind: 'stdin', stream: stdin() }], { service, scratchDir: temp.dir }),
+      /^stdin:100002: NUL byte/,
     );
+    expect(spilled.some((path) => path.endsWith('/items'))).toBe(true);
     expect(await readdir(temp.dir)).toEqual([]);
   });
 });
@@ -111,7 +129,7 @@ describe('hash128 and HashSet128', () => {
     for (let i = 0; i < 20_000; i++) texts.push(`item-${i}`, `\ud83d\ude00${i}`);
     for (const text of texts) {
       hash128(text, out);
-      seen.add(Array.from(out).join(','));
+      seen.add(`${out[0]},${out[1]},${out[2]},${out[3]}`);
     }
     expect(seen.size).toBe(texts.length);
   });

@@ -59,13 +59,16 @@ describe('readItems on arbitrary bytes (property)', () => {
           return;
         }
         expect(items.length).toBeGreaterThan(0);
-        for (const item of items) {
-          expect(typeof item).toBe('string');
-          expect(item.length).toBeGreaterThan(0);
-          expect(item).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/);
-          expect(item).not.toMatch(/^[\s\u200B-\u200D\u2060\uFEFF]|[\s\u200B-\u200D\u2060\uFEFF]$/);
-          expect(item).not.toMatch(LONE_SURROGATE);
-        }
+        // The items that break a rule, gathered and compared once (not five expect() calls an item).
+        const broken = items.filter(
+          (item) =>
+            typeof item !== 'string' ||
+            item.length === 0 ||
+            /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/.test(item) ||
+            /^[\s\u200B-\u200D\u2060\uFEFF]|[\s\u200B-\u200D\u2060\uFEFF]$/.test(item) ||
+            LONE_SURROGATE.test(item),
+        );
+        expect(broken).toEqual([]);
       }),
       { numRuns: 1500 },
     );

@@ -14,6 +14,7 @@ import { SERVICE, tempDir } from './fixture.js';
 import { sandboxRun } from '../../commands/run-in-process.js';
 import { sandboxJob } from '../../commands/sandbox-job.js';
 import { startSandboxWorld } from '../../commands/sandbox-world.js';
+import { createTask } from '../../../sandbox/sandbox-calls.js';
 
 interface Row {
   type: string;
@@ -37,6 +38,16 @@ function edit(journal: string, task: number, keepDigest = true): void {
   writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
 }
 
+/**
+ * Another task of the service on the account, posted straight to the sandbox (its create is not the subject), and its
+ * id.
+ */
+async function otherTask(sandbox: Parameters<typeof createTask>[0], items: string[]): Promise<number> {
+  const { status, body } = await createTask(sandbox, items, SERVICE);
+  expect(status).toBe(201);
+  return (body as { data: { id: number } }).data.id;
+}
+
 it('send records carry an order-independent digest of their chunk', async () => {
   const { journal } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
   const sends = readFileSync(journal, 'utf8')
@@ -49,10 +60,8 @@ it('send records carry an order-independent digest of their chunk', async () => 
 });
 
 it('chunk 1 edited to another task: show and retry --job (items), wait --job (count) are exit 8 naming the chunk', async () => {
-  const { run, journal } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
-  const other = await run(['create', SERVICE, 'x.com', 'y.com', '-y', '-q']);
-  expect(other.code, other.stderr).toBe(0);
-  const stranger = Number(other.stdout.trim());
+  const { run, journal, sandbox } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  const stranger = await otherTask(sandbox, ['x.com', 'y.com']);
   edit(journal, stranger);
 
   const show = await run(['show', '--job', journal, '-o', 'ndjson']);
@@ -65,17 +74,15 @@ it('chunk 1 edited to another task: show and retry --job (items), wait --job (co
   expect(retry.stderr).toMatch(new RegExp(`chunk 1 of \\S+ does not match task ${stranger}`));
 
   // The wait compares what it reads: the service and the count. Another size is caught there.
-  const third = await run(['create', SERVICE, 'p.com', 'q.com', 'r.com', '-y', '-q']);
-  edit(journal, Number(third.stdout.trim()));
+  edit(journal, await otherTask(sandbox, ['p.com', 'q.com', 'r.com']));
   const wait = await run(['wait', '--job', journal, '--no-results']);
   expect(wait.code, wait.stderr).toBe(8);
   expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
 });
 
 it('a send record without a digest (an older journal): checked by service and count', async () => {
-  const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
-  const other = await run(['create', SERVICE, 'x.com', 'y.com', 'z.com', '-y', '-q']);
-  edit(journal, Number(other.stdout.trim()), false);
+  const { run, journal, ids, sandbox } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+  edit(journal, await otherTask(sandbox, ['x.com', 'y.com', 'z.com']), false);
   const show = await run(['show', '--job', journal, '-o', 'ndjson']);
   expect(show.code, show.stderr).toBe(8);
   expect(show.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it has 3 items, not 2/);
@@ -94,8 +101,8 @@ function seenBefore(journal: string): number[] | undefined {
 }
 
 it('chunk 1 edited to an older task of the same size: wait, show and retry --job are exit 8 naming the chunk', async () => {
-  const { run, clock } = await sandboxRun(0);
-  const pair = async (a: string, b: string) => Number((await run(['create', SERVICE, a, b, '-y', '-q'])).stdout.trim());
+  const { run, clock, sandbox } = await sandboxRun(0);
+  const pair = (a: string, b: string) => otherTask(sandbox, [a, b]);
   // Long before the job (more than any clock skew allowed): judged by its created_at.
   const long = await pair('x.com', 'y.com');
   clock.nowMs += 10 * 60_000;
@@ -159,7 +166,7 @@ it("the server's clock ten minutes behind: the job's own tasks are its chunks' f
   const world = await startSandboxWorld({ clockSkewMs: -10 * 60_000 });
   try {
     // Created long before the job on the server's own clock: caught with the offset the send recorded.
-    const older = await world.run(['create', SERVICE, 'x.com', 'y.com', '-y', '-q']);
+    const older = await otherTask(world.sandbox, ['x.com', 'y.com']);
     world.clock.nowMs += 10 * 60_000;
     const journal = join(tempDir(), 'job.jsonl');
     const items = ['a.com', 'b.com', 'c.com', 'd.com'];
@@ -184,7 +191,7 @@ it("the server's clock ten minutes behind: the job's own tasks are its chunks' f
       expect(result.stderr, argv.join(' ')).not.toMatch(/does not match/);
       expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
     }
-    edit(journal, Number(older.stdout.trim()));
+    edit(journal, older);
     const wait = await world.run(['wait', '--job', journal, '--no-results']);
     expect(wait.code, wait.stderr).toBe(8);
     expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it existed before the chunk was sent/);

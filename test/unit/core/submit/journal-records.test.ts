@@ -23,9 +23,17 @@ const jobRecord = (chunks: number, extra: object = {}) => ({
   ...extra,
 });
 
+// One literal, not spread from parts as jobRecord is: 65,000 of them are built (the spreads cost a third of the file).
 const send = (chunk: number, before: number[]) => ({
-  ...{ type: 'send', chunk, first: chunk - 1, count: 1, sha256: 'z', sent_at: T0 + chunk },
-  ...{ settle_after: T0 + chunk + 1, before, before_complete: true },
+  type: 'send',
+  chunk,
+  first: chunk - 1,
+  count: 1,
+  sha256: 'z',
+  sent_at: T0 + chunk,
+  settle_after: T0 + chunk + 1,
+  before,
+  before_complete: true,
 });
 
 /** The task ids the state holds in its sends' lists of earlier tasks, all chunks together. */
