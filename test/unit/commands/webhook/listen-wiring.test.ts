@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { FakeClock, T0 } from '../../../clock.js';
 import { waitFor } from '../../../wait-for.js';
+import { notRunningPid } from '../../pids.js';
 import { mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
 
 const OLD_URL = 'http://127.0.0.1:9/old-receiver';
@@ -237,8 +238,8 @@ describe('webhook listen --catch-up', () => {
 });
 
 /** The sandbox's URL set by a listener whose process has ended (its pid dead), as the wirings file records it. */
-async function killedListenerWiring(): Promise<{ dead: number | undefined; left: string }> {
-  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+async function killedListenerWiring(): Promise<{ dead: number; left: string }> {
+  const dead = notRunningPid();
   const left = 'http://127.0.0.1:9/killed-listener';
   await admin('/webhook', { url: left });
   const wirings = {
