@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { afterEach } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { closeAfterTest } from '../unit/commands/run-in-process.js';
 import { waitFor } from '../wait-for.js';
 import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -12,17 +12,9 @@ import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/index.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one name for untyped wire JSON in these tests
 export type Json = any;
 
-const running = new Set<{ close: () => Promise<void> }>();
-
-/** Every sandbox and receiver started through these helpers is closed after each test. */
-afterEach(async () => {
-  await Promise.all([...running].map((r) => r.close()));
-  running.clear();
-});
-
 export async function start(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const sandbox = await startSandbox({ port: 0, itemMs: 5, ...options });
-  running.add(sandbox);
+  closeAfterTest(sandbox);
   return sandbox;
 }
 
@@ -204,7 +196,7 @@ export async function startReceiver(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  running.add({
+  closeAfterTest({
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -58,8 +58,16 @@ interface ReplyOptions {
  * replies a command may legitimately not use says so with `api.allowUnused()`.
  */
 const liveApis: MockApi[] = [];
-/** Sandboxes `sandboxRun` started during the current test: closed after it. */
+/** Sandboxes and servers started during the current test (`sandboxRun`, `closeAfterTest`): closed after it. */
 const liveSandboxes: Array<{ close: () => Promise<void> }> = [];
+
+/**
+ * Closes `server` after the current test, with the sandboxes `sandboxRun` starts: a helper module's own `afterEach`
+ * would follow only the first test file of its worker to import it (`isolate: false`).
+ */
+export function closeAfterTest(server: { close: () => Promise<void> }): void {
+  liveSandboxes.push(server);
+}
 
 /**
  * After each test (test/setup/after-each-checks.ts registers it for every test file: with `isolate: false` this module is
