@@ -121,18 +121,27 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     },
     rotateKey: async () => ((await admin('POST', '/rotate-key')) as { apiKey: string }).apiKey,
     createTask: async (service, items) => {
-      const response = await request(`${sandbox.url}/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-        body: JSON.stringify({ service, items }),
-      });
-      const text = await response.body.text();
-      if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
+      await postTask(sandbox, service, items);
     },
     // The world's sandbox now: one restarted in its place (restartWithoutState) is the one closed.
     close: () => world.sandbox.close(),
   };
   return world;
+}
+
+/**
+ * A task of another client POSTed straight to `sandbox`'s API with its key (`world.createTask`, for a sandbox of
+ * `sandboxRun`): its id. For a test whose subject is what a command does with tasks on the account, not how they came.
+ */
+export async function postTask(sandbox: RunningSandbox, service: string, items: string[]): Promise<number> {
+  const response = await request(`${sandbox.url}/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+    body: JSON.stringify({ service, items }),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
+  return (JSON.parse(text) as { data: { id: number } }).data.id;
 }
 
 /**
