@@ -9,6 +9,7 @@
 import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
 import { jobStoppedByBalance, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
@@ -107,7 +108,10 @@ it('the lookup let past the pruned copy meets a busy account (exit 9): never "pu
   expect((await run(['jobs', '--prune'], { TASKCTL_STATE_DIR: copy })).code).toBe(0);
   world.clock.advance(10 * 60_000);
   await world.setBalance(10_000);
-  for (let i = 0; i < 120; i++) await world.createTask(S, [`busy-${i}.com`]);
+  // As many of another client's tasks as the lookup reads at most (MAX_CANDIDATE_READS), all newer than the job's: its
+  // reads end on them, the tasks of the job's chunks left unread (exit 9). Three fewer and it reads all three of the
+  // copy's tasks and goes on.
+  for (let i = 0; i < MAX_CANDIDATE_READS; i++) await world.createTask(S, [`busy-${i}.com`]);
   const tasks = (await world.tasks()).length;
   const refused = await run(['resume', id, '-y']);
   expect(refused.code, refused.stderr).toBe(2);
