@@ -6,7 +6,7 @@
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
@@ -121,18 +121,59 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     },
     rotateKey: async () => ((await admin('POST', '/rotate-key')) as { apiKey: string }).apiKey,
     createTask: async (service, items) => {
-      const response = await request(`${sandbox.url}/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-        body: JSON.stringify({ service, items }),
-      });
-      const text = await response.body.text();
-      if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
+      await postTask(sandbox, service, items);
     },
     // The world's sandbox now: one restarted in its place (restartWithoutState) is the one closed.
     close: () => world.sandbox.close(),
   };
   return world;
+}
+
+/** Keep-alive off: each request on a connection of its own. */
+const unpooled = new Agent({ pipelining: 0 });
+
+/**
+ * A task of another client POSTed straight to `sandbox`'s API with its key (`world.createTask`, for a sandbox of
+ * `sandboxRun`, or one `restartWithoutState` started): its id. For a test whose subject is what a command does with
+ * tasks on the account, not how they came. `newConnection`: not on a kept one, which may still be the old sandbox's
+ * closed socket just after a restart on the same port.
+ */
+export async function postTask(
+  sandbox: RunningSandbox,
+  service: string,
+  items: string[],
+  { newConnection = false }: { newConnection?: boolean } = {},
+): Promise<number> {
+  const response = await request(`${sandbox.url}/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+    body: JSON.stringify({ service, items }),
+    ...(newConnection && { dispatcher: unpooled }),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
+  return (JSON.parse(text) as { data: { id: number } }).data.id;
+}
+
+/**
+ * `world.itemCounts()` without reading the tasks of `skip`: the test's own tasks of another client (a busy account, made
+ * with `world.createTask`), whose items it knows. Reading a hundred of them cost more than the rest of such a check.
+ */
+export async function itemCountsSkipping(world: World, skip: ReadonlySet<number>): Promise<Map<string, number>> {
+  const read = async (path: string): Promise<unknown> => {
+    const response = await request(`${world.sandbox.origin}/__sandbox${path}`);
+    const json: unknown = await response.body.json();
+    if (response.statusCode >= 300)
+      throw new Error(`admin GET ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const counts = new Map<string, number>();
+  for (const { id } of await world.tasks()) {
+    if (skip.has(id)) continue;
+    const { task } = (await read(`/tasks/${id}`)) as { task: { items: Array<{ target: string }> } };
+    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { LISTED_IDS } from '../../../../src/core/follow/outcome.js';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
 import { startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
@@ -114,17 +115,19 @@ describe.each(MODES)('%s create', (mode) => {
   });
 
   it('a wait that ends after many tasks: how to go on is one short command (the job, or a run of ids)', async () => {
-    // Ten tasks of a minute each (virtual time): read, and still running at the wait's 30 s deadline (124). (A 1 ms
-    // deadline would race each read's own cut against the loopback answer: 0, 8 or 124 by the machine's speed.)
+    // Tasks of a minute each (virtual time): read, and still running at the wait's 30 s deadline (124). (A 1 ms
+    // deadline would race each read's own cut against the loopback answer: 0, 8 or 124 by the machine's speed.) One
+    // more than a hint lists (LISTED_IDS): fewer are listed as they are.
     const own = world;
     world = await startSandboxWorld({ itemMs: 60_000 });
     try {
-      const many = Array.from({ length: 10 }, (_, i) => `d${i}.com`);
+      const many = Array.from({ length: LISTED_IDS + 1 }, (_, i) => `d${i}.com`);
       const result = await create(mode, [...many, '--chunk-size', '1', '--wait', '--timeout', '30s', '-q']);
       const tasks = await ids();
-      expect(tasks).toHaveLength(10);
+      expect(tasks).toHaveLength(many.length);
       expect(result.code, result.stderr).toBe(124);
-      const resume = mode === 'unjournaled' ? `taskctl wait $(seq ${tasks[0]} ${tasks[9]})` : 'taskctl wait --job j-';
+      const resume =
+        mode === 'unjournaled' ? `taskctl wait $(seq ${tasks[0]} ${tasks.at(-1)})` : 'taskctl wait --job j-';
       expect(result.stderr).toContain(`still running: ${resume}`);
       expect(result.stderr).not.toMatch(/taskctl wait \d+ \d+/);
     } finally {

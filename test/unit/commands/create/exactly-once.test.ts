@@ -4,7 +4,7 @@
  * are in test/hardening/create-timeouts.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandboxWorld, withClosedStdout, type World } from '../sandbox-world.js';
+import { postTask, startSandboxWorld, withClosedStdout, type World } from '../sandbox-world.js';
 import { ctrlCWhen } from '../../../clock.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,11 +18,15 @@ beforeEach(async () => {
 afterEach(() => world.close());
 
 const idsOf = (tasks: Array<{ id: number }>) => tasks.map((t) => t.id).sort((a, b) => a - b);
+/**
+ * The earlier task of `items`, made straight on the service (each `world.run` has a home of its own, so a taskctl
+ * create of it was another client's all the same): its id.
+ */
+const earlier = (items: string[]) => postTask(world.sandbox, S, items);
 
 describe('exactly-once after an identical task was created moments before', () => {
   it('a second create whose POST was reset before reaching the server exits 9, never printing the earlier task', async () => {
-    const first = await world.run(['create', S, 'a.com', 'b.com', '-q']);
-    expect(first.code).toBe(0);
+    const first = await earlier(['a.com', 'b.com']);
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
     const second = await world.run(['create', S, 'a.com', 'b.com', '-q']);
     expect(second.code).toBe(9);
@@ -31,17 +35,17 @@ describe('exactly-once after an identical task was created moments before', () =
     // One next step, which never sends the items again: the job's resume settles the chunk by the task list.
     expect(second.stderr).toMatch(/\nContinue it with: taskctl resume j-[0-9a-z]+\n$/);
     expect(second.stderr).not.toMatch(/reuse-window|re-run/i);
-    expect(idsOf(await world.tasks())).toEqual([Number(first.stdout)]);
+    expect(idsOf(await world.tasks())).toEqual([first]);
   });
 
   it('a reset after the server created the task recovers the new task, not the earlier identical one', async () => {
-    const first = await world.run(['create', S, 'a.com', '-q']);
+    const first = await earlier(['a.com']);
     await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after' });
     const second = await world.run(['create', S, 'a.com', '-q']);
     expect(second.code).toBe(0);
     const ids = idsOf(await world.tasks());
     expect(ids).toHaveLength(2);
-    expect(second.stdout.trim()).toBe(String(ids.find((id) => String(id) !== first.stdout.trim())));
+    expect(second.stdout.trim()).toBe(String(ids.find((id) => id !== first)));
   });
 
   it('the list is read once before the POST (the evidence of what already existed), the balance beside it', async () => {
@@ -152,20 +156,20 @@ describe('Ctrl-C keeps the message', () => {
 
 describe('--reuse-window reuses only what is worth reusing', () => {
   it('never a failed task', async () => {
-    const first = await world.run(['create', S, 'taskfail-a.com', '-q']);
+    const first = await earlier(['taskfail-a.com']);
     // Items of 0 ms: the task has ended by the time the sandbox answers its creation.
     expect((await world.tasks())[0]?.status).toBe('failed');
     const again = await world.run(['create', S, 'taskfail-a.com', '-q', '--reuse-window', '1h']);
     expect(again.code).toBe(0);
-    expect(again.stdout.trim()).not.toBe(first.stdout.trim());
+    expect(again.stdout.trim()).not.toBe(String(first));
     expect(await world.tasks()).toHaveLength(2);
   });
 
   it('a completed task with failed items only with --allow-item-failures', async () => {
-    const first = await world.run(['create', S, 'fail-a.com', 'b.com', '-q']);
+    const first = await earlier(['fail-a.com', 'b.com']);
     expect((await world.tasks())[0]?.status).toBe('completed');
     const strict = await world.run(['create', S, 'fail-a.com', 'b.com', '-q', '--reuse-window', '1h']);
-    expect(strict.stdout.trim()).not.toBe(first.stdout.trim());
+    expect(strict.stdout.trim()).not.toBe(String(first));
     const lenient = await world.run([
       'create',
       S,
@@ -178,7 +182,7 @@ describe('--reuse-window reuses only what is worth reusing', () => {
     ]);
     // It only reused: nothing was sent, but it is a job all the same (named, listed, resumable).
     expect(lenient.stderr).toMatch(/^job j-[0-9a-z]+: taskctl jobs\n$/);
-    expect([first.stdout.trim(), strict.stdout.trim()]).toContain(lenient.stdout.trim());
+    expect([String(first), strict.stdout.trim()]).toContain(lenient.stdout.trim());
     expect(await world.tasks()).toHaveLength(2);
   });
 });

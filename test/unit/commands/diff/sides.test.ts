@@ -412,16 +412,16 @@ describe('diff of a journal', () => {
 });
 
 describe('the run files', () => {
-  // Runs of 256 KiB: the side below spills.
+  // Runs of 64 KiB: the side below spills.
   const limits = { ...RUN_LIMITS };
-  beforeEach(() => (RUN_LIMITS.bytes = 256 * 1024));
+  beforeEach(() => (RUN_LIMITS.bytes = 64 * 1024));
   afterEach(() => Object.assign(RUN_LIMITS, limits));
 
-  /** A side large enough to spill sorted runs (about 1 MB of lines: four runs of RUN_LIMITS.bytes). */
+  /** A side large enough to spill sorted runs (about 240 KB of lines: four runs of RUN_LIMITS.bytes). */
   const big = () =>
     file(
       'big.ndjson',
-      Array.from({ length: 20_000 }, (_, i) => `{"target":"t${(i * 7919) % 20_000}","status":"completed"}\n`).join(''),
+      Array.from({ length: 5_000 }, (_, i) => `{"target":"t${(i * 7919) % 5_000}","status":"completed"}\n`).join(''),
     );
 
   /** stdin that gives one record, runs `then` (the first side has been read and spilled by now), then gives `rest`. */

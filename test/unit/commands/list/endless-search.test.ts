@@ -53,7 +53,8 @@ afterEach(() => {
 
 describe('list --status over a list that never ends', () => {
   it('holds at most the guard window of ids however many pages it reads, and Ctrl-C says how far it got', async () => {
-    const pages = 150; // 15,000 ids: past the guard's window
+    // One page past the guard's window (REMEMBERED_IDS, 10,000 ids): 10,100 ids read, the first 100 forgotten.
+    const pages = REMEMBERED_IDS / SIZE + 1;
     const { api, controller } = ctrlCAtPage(pages + 1);
     // The guards of the run, seen through their calls (each call still runs the guard's own code).
     const accept = vi.spyOn(PageWalkGuard.prototype, 'accept');
@@ -66,12 +67,12 @@ describe('list --status over a list that never ends', () => {
     expect(api.calls).toHaveLength(pages + 1);
     const guards = new Set(accept.mock.contexts as Array<PageWalkGuard<{ id: number }>>);
     expect(accept).toHaveBeenCalledTimes(pages);
-    // One guard, holding the last 10,000 ids of the 15,000 read (it only grows until full, then stays there).
+    // One guard, holding the last 10,000 ids of the 10,100 read (it only grows until full, then stays there).
     expect([...guards].map((guard) => guard.remembered)).toEqual([REMEMBERED_IDS]);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'error: interrupted: pages 1-150 of 1,000,000,000 searched, 0 matching tasks found\n' +
-        'Go on from there: taskctl list --status failed --page 151 -o tsv\n',
+      'error: interrupted: pages 1-101 of 1,000,000,000 searched, 0 matching tasks found\n' +
+        'Go on from there: taskctl list --status failed --page 102 -o tsv\n',
     );
   });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
+import { postTask, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -170,15 +170,19 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     const kept = rows().filter((row) => !(row.type === 'created' && row.chunk !== 1) && row.type !== 'done');
     writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
   }
-  /** A task made by another create: in this machine's state and cache (`here`), its cache only, or elsewhere. */
+  /**
+   * A task made by another create: in this machine's state and cache (`here`), its cache only, or elsewhere (another
+   * client: straight on the service, nothing of it on this machine).
+   */
   async function otherTask(items: string[], home: string): Promise<number> {
+    if (home === 'elsewhere') return postTask(world.sandbox, S, items);
     const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
     try {
       const made = await runTaskctl(['create', S, ...items, '-q'], {
         // 'ledger': this machine's cache (its ledger), another state directory (so no journal of it here).
         env: home === 'ledger' ? { ...world.env, TASKCTL_STATE_DIR: other } : world.env,
         clock: world.clock,
-        home: home === 'elsewhere' ? other : dir,
+        home: dir,
       });
       expect(made.code, made.stderr).toBe(0);
       return Number(made.stdout.trim());
@@ -256,14 +260,8 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
 
 it('a chunk whose recorded task holds a different number of items: show --job says so, and --adopt gives it its own', async () => {
   const own = (await threeChunkJob())[1] ?? 0;
-  const other = mkdtempSync(join(tmpdir(), 'taskctl-other-'));
-  const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
-    env: world.env,
-    clock: world.clock,
-    home: other,
-  });
-  rmSync(other, { recursive: true, force: true });
-  const wrong = Number(made.stdout.trim());
+  // Another client's (straight on the service: nothing of it on this machine).
+  const wrong = await postTask(world.sandbox, S, ['x.com', 'y.com']);
   // As an earlier taskctl let `--adopt 2=…` record: a task of the service with 2 items for a chunk of 1.
   writeFileSync(
     journal(),
@@ -301,12 +299,7 @@ describe('a finished job sends nothing', () => {
   /** A finished three-chunk job whose chunk 2 records a task of two items (as an earlier `--adopt` let it): its own. */
   async function finishedWithWrongTask(): Promise<number> {
     const own = (await threeChunkJob())[1] ?? 0;
-    const made = await runTaskctl(['create', S, 'x.com', 'y.com', '-q'], {
-      env: world.env,
-      clock: world.clock,
-      home: join(dir, 'elsewhere'),
-    });
-    const wrong = Number(made.stdout.trim());
+    const wrong = await postTask(world.sandbox, S, ['x.com', 'y.com']); // another client's
     const record = { type: 'reconciled', chunk: 2, task: wrong, cost: 2, by: 'user' };
     writeFileSync(journal(), readFileSync(journal(), 'utf8') + JSON.stringify(record) + '\n');
     return own;
@@ -584,13 +577,8 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
 
   it('the same with another task of the chunk’s items made meanwhile: exit 9 names both flags, and its command ends the job', async () => {
     const id = await refusedThenInDoubt();
-    // Someone else (another machine: its own state directory) creates the same item while the chunk is in doubt.
-    const other = await runTaskctl(['create', S, 'r5.example.com', '-y', '-q'], {
-      env: world.env,
-      clock: world.clock,
-      home: join(dir, 'elsewhere'),
-    });
-    expect(other.code, other.stderr).toBe(0);
+    // Someone else (another machine: straight on the service) creates the same item while the chunk is in doubt.
+    await postTask(world.sandbox, S, ['r5.example.com']);
     let last = await run(['resume', id, '-y']);
     const seen: string[] = [];
     for (let step = 0; step < 4 && last.code !== 0; step++) {

@@ -8,6 +8,7 @@ import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index
 import type { Clock } from '../../../../src/lib/time.js';
 import { FakeClock, runTaskctl } from '../run-in-process.js';
 import { Gate } from '../gate.js';
+import { postTask } from '../sandbox-world.js';
 
 type Held = Gate['held'][number];
 
@@ -40,6 +41,13 @@ async function taskCount(): Promise<number> {
   const response = await fetch(`${sandbox.url}/tasks?per_page=100`, { headers: { 'X-API-Key': sandbox.apiKey } });
   return ((await response.json()) as { data: unknown[] }).data.length;
 }
+/**
+ * A task of `items` made straight on the sandbox, as another client would (each run here has a home of its own, so a
+ * taskctl create left nothing the retry reads): its id. The subject is the retry.
+ */
+async function made(service: string, items: string[]): Promise<string> {
+  return String(await postTask(sandbox, service, items));
+}
 async function created(argv: string[]): Promise<string> {
   const result = await run([...argv, '-q']);
   expect(result.code, result.stderr).toBe(0);
@@ -48,7 +56,7 @@ async function created(argv: string[]): Promise<string> {
 
 describe('taskctl retry', () => {
   it('creates exactly the items that did not complete; running it again reuses that task (task count +1 only)', async () => {
-    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+    const original = await made(S, ['ok.com', 'fail-a.com', 'fail-b.com']);
     finish();
     const first = await run(['retry', original, '-o', 'tsv']);
     expect(first.code, first.stderr).toBe(0);
@@ -69,7 +77,7 @@ describe('taskctl retry', () => {
   });
 
   it('--allow-item-failures: a task whose every item failed is retried, never "reused" as its own retry', async () => {
-    const original = await created(['create', S, 'fail-a.com', 'fail-b.com']);
+    const original = await made(S, ['fail-a.com', 'fail-b.com']);
     finish();
     const retry = await run(['retry', original, '--allow-item-failures', '-y', '-o', 'tsv']);
     expect(retry.code, retry.stderr).toBe(0);
@@ -80,7 +88,7 @@ describe('taskctl retry', () => {
   });
 
   it('a re-run after the retry task itself ended with failed items pays again (a task that did not succeed is never reused)', async () => {
-    const original = await created(['create', S, 'ok.com', 'fail-a.com']);
+    const original = await made(S, ['ok.com', 'fail-a.com']);
     finish();
     const first = await created(['retry', original]);
     finish();
@@ -98,7 +106,7 @@ describe('taskctl retry', () => {
   ])(
     'the same retry in two terminals at once, the first held while %s: the second waits for its job, then takes its task',
     async (_, hold, ended) => {
-      const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com']);
+      const original = await made(S, ['ok.com', 'fail-a.com', 'fail-b.com']);
       finish();
       const home = mkdtempSync(join(tmpdir(), 'taskctl-retry-twice-'));
       const agent = new Agent();
@@ -159,7 +167,7 @@ describe('taskctl retry', () => {
   );
 
   it('outside --reuse-window a retry creates a new task', async () => {
-    const original = await created(['create', S, 'fail-a.com']);
+    const original = await made(S, ['fail-a.com']);
     finish();
     const first = await created(['retry', original]);
     clock.advance(2 * 60_000);
@@ -167,7 +175,7 @@ describe('taskctl retry', () => {
   });
 
   it('a task that ended without completing: its items not completed, in its order', async () => {
-    const original = await created(['create', S, 'a.com', 'taskfail-b.com', 'c.com']);
+    const original = await made(S, ['a.com', 'taskfail-b.com', 'c.com']);
     finish();
     expect((await task(original)).status).toBe('failed');
     const retried = await created(['retry', original]);
@@ -175,7 +183,7 @@ describe('taskctl retry', () => {
   });
 
   it('items are sent as the server listed them, without validation or normalisation', async () => {
-    const original = await created(['create', S, 'fail-UPPER.com', '--no-validate']);
+    const original = await made(S, ['fail-UPPER.com']);
     finish();
     const retried = await run(['retry', original, '-q']);
     expect(retried.stderr).toMatch(/^job j-[0-9a-z]+: taskctl jobs\n$/);
@@ -183,8 +191,8 @@ describe('taskctl retry', () => {
   });
 
   it('several tasks: one new task, an item failed in two tasks sent once', async () => {
-    const a = await created(['create', S, 'ok.com', 'fail-a.com']);
-    const b = await created(['create', S, 'fail-a.com', 'fail-c.com']);
+    const a = await made(S, ['ok.com', 'fail-a.com']);
+    const b = await made(S, ['fail-a.com', 'fail-c.com']);
     finish();
     const result = await run(['retry', a, b, a, '-q']);
     expect(result.code, result.stderr).toBe(0);
@@ -195,7 +203,7 @@ describe('taskctl retry', () => {
   });
 
   it('nothing to retry is exit 0 with a message, and nothing is created', async () => {
-    const original = await created(['create', S, 'ok.com']);
+    const original = await made(S, ['ok.com']);
     finish();
     const result = await run(['retry', original]);
     expect(result.code).toBe(0);
@@ -205,9 +213,9 @@ describe('taskctl retry', () => {
   });
 
   it('a task still running is refused (exit 2) before anything is priced or sent', async () => {
-    const done = await created(['create', S, 'fail-a.com']);
+    const done = await made(S, ['fail-a.com']);
     finish();
-    const running = await created(['create', S, 'fail-b.com']);
+    const running = await made(S, ['fail-b.com']);
     const result = await run(['retry', done, running]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
@@ -218,7 +226,7 @@ describe('taskctl retry', () => {
   });
 
   it('a task that does not exist is exit 5, nothing created', async () => {
-    const original = await created(['create', S, 'fail-a.com']);
+    const original = await made(S, ['fail-a.com']);
     finish();
     const result = await run(['retry', original, '999']);
     expect(result.code).toBe(5);
@@ -226,7 +234,7 @@ describe('taskctl retry', () => {
   });
 
   it('--dry-run prices the retry and creates nothing; --max-cost refuses (exit 6)', async () => {
-    const original = await created(['create', W, 'ok.com', 'fail-a.com', 'fail-b.com']);
+    const original = await made(W, ['ok.com', 'fail-a.com', 'fail-b.com']);
     finish();
     const dry = await run(['retry', original, '--dry-run', '-o', 'json']);
     expect(dry.code, dry.stderr).toBe(0);
@@ -238,8 +246,8 @@ describe('taskctl retry', () => {
   });
 
   it('--dry-run -o json over several services is one array, the balance after running down', async () => {
-    const a = await created(['create', S, 'fail-a.com']);
-    const b = await created(['create', W, 'fail-b.com']);
+    const a = await made(S, ['fail-a.com']);
+    const b = await made(W, ['fail-b.com']);
     finish();
     const dry = await run(['retry', a, b, '--dry-run', '-o', 'json']);
     expect(dry.code, dry.stderr).toBe(0);
@@ -251,15 +259,15 @@ describe('taskctl retry', () => {
   });
 
   it('several tasks still running are named together', async () => {
-    const a = await created(['create', S, 'fail-a.com']);
-    const b = await created(['create', S, 'fail-b.com']);
+    const a = await made(S, ['fail-a.com']);
+    const b = await made(S, ['fail-b.com']);
     const result = await run(['retry', a, b]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`tasks ${a}, ${b} are still pending: their items may still complete`);
   });
 
   it('--chunk-size splits the retry; --wait waits and exits like wait (11: items failed again)', async () => {
-    const original = await created(['create', S, 'ok.com', 'fail-a.com', 'fail-b.com', 'fail-c.com']);
+    const original = await made(S, ['ok.com', 'fail-a.com', 'fail-b.com', 'fail-c.com']);
     finish();
     const chunked = await run(['retry', original, '--chunk-size', '2', '-q', '--wait', '--no-reuse']);
     expect(chunked.code, chunked.stderr).toBe(11);

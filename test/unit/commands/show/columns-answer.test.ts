@@ -6,14 +6,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../../src/output/width.js';
+import type { RunningSandbox } from '../../../../src/sandbox/index.js';
 import { mockApi, runTaskctl, sandboxRun } from '../run-in-process.js';
+import { postTask } from '../sandbox-world.js';
 
 const TERMINAL = { stdoutTTY: true, stderrTTY: true } as const;
 
+/** Task 1, one item answered and one failed, made straight on the sandbox (done as it is made): what `show` reads. */
+const answered = (sandbox: RunningSandbox) =>
+  postTask(sandbox, 'domain_check_availability', ['example.com', 'fail-example.net']);
+
 describe('column priorities that keep the status and the answer', () => {
   it('show at 60 columns: TARGET, STATUS, AVAILABLE and ERROR, nothing hidden', async () => {
-    const { run } = await sandboxRun(0);
-    await run(['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '-q']);
+    const { run, sandbox } = await sandboxRun(0);
+    await answered(sandbox);
     const shown = await run(['show', '1'], { ...TERMINAL, columns: 60 });
     const table = shown.stdout.slice(shown.stdout.indexOf('TARGET'));
     expect(table.split('\n')[0]).toMatch(/^TARGET +STATUS +AVAILABLE +ERROR$/);
@@ -23,8 +29,8 @@ describe('column priorities that keep the status and the answer', () => {
   });
 
   it('show at 50 columns: cards with STATUS rather than a table without it', async () => {
-    const { run } = await sandboxRun(0);
-    await run(['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '-q']);
+    const { run, sandbox } = await sandboxRun(0);
+    await answered(sandbox);
     const shown = await run(['show', '1'], { ...TERMINAL, columns: 50 });
     expect(shown.stdout).toMatch(/^STATUS: +failed$/m);
     expect(shown.stdout).toMatch(/^AVAILABLE: +true$/m);
@@ -33,8 +39,8 @@ describe('column priorities that keep the status and the answer', () => {
   });
 
   it('show at 40 columns: cards rather than an ERROR of a word a line', async () => {
-    const { run } = await sandboxRun(0);
-    await run(['create', 'domain_check_availability', 'example.com', 'fail-example.net', '--wait', '-q']);
+    const { run, sandbox } = await sandboxRun(0);
+    await answered(sandbox);
     const shown = await run(['show', '1'], { ...TERMINAL, columns: 40 });
     expect(shown.stdout).toMatch(/^AVAILABLE: +true$/m);
     expect(shown.stdout).toMatch(/^ERROR: +Simulated item failure$/m);

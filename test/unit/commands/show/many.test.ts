@@ -126,13 +126,14 @@ describe('show --columns', () => {
 
 describe('show of a task with more items than a table shows', () => {
   it('flattens only the rows the table shows and says how many there are', async () => {
-    const items = Array.from({ length: 2500 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { n: i } }));
+    // One past the 1,000 rows a table shows (TABLE_MAX_ROWS).
+    const items = Array.from({ length: 1001 }, (_, i) => ({ target: `d${i}.io`, status: 'completed', data: { n: i } }));
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, taskBody(1, 'domain_check_availability', items));
     const result = await runTaskctl(['show', '1', '-o', 'table'], { api });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/d999\.io/);
     expect(result.stdout).not.toMatch(/d1000\.io/);
-    expect(result.stderr).toMatch(/showing the first 1,000 of 2,500 items of task 1; use -o tsv or -o csv/);
+    expect(result.stderr).toMatch(/showing the first 1,000 of 1,001 items of task 1; use -o tsv or -o csv/);
   });
 });

@@ -5,10 +5,11 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idArgs } from '../../../../src/core/follow/outcome.js';
+import { idArgs, LISTED_IDS } from '../../../../src/core/follow/outcome.js';
 import { SERVICE, tempDir } from '../../core/job/fixture.js';
 import { KEPT_LISTS, writeIdList } from '../../../../src/store/id-lists.js';
 import { sandboxRun, T0 } from '../run-in-process.js';
+import { postTask } from '../sandbox-world.js';
 
 const person = { stdoutTTY: true, stderrTTY: false, columns: 100 };
 
@@ -23,12 +24,11 @@ describe('ids in a hint', () => {
 
 describe('wait: hints that would list many ids', () => {
   it('a 20-task wait ends with `taskctl show $(seq A B)`, not twenty ids', async () => {
-    const { run } = await sandboxRun(0);
-    const items = Array.from({ length: 20 }, (_, i) => `h${i}.com`);
-    const created = await run(['create', SERVICE, ...items, '--chunk-size', '1', '-y', '-q']);
-    expect(created.code, created.stderr).toBe(0);
-    const ids = created.stdout.trim().split('\n').map(Number);
-    expect(ids).toHaveLength(20);
+    const { run, sandbox } = await sandboxRun(0);
+    // Straight to the service: the wait's subject is the ids, not how their tasks came (a create of 20 chunks is 20
+    // journaled sends).
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await postTask(sandbox, SERVICE, [`h${i}.com`]));
     const result = await run(['wait', ...ids.map(String)], person);
     expect(result.code, result.stderr).toBe(0);
     const last = result.stderr.trim().split('\n').at(-1);
@@ -91,18 +91,15 @@ describe('a hint at 80, 60 and 40 columns', () => {
 });
 
 describe('wait: many scattered ids without a job', () => {
-  /** 24 tasks whose items take a minute; every other one is waited on: 12 ids no range can shorten. */
+  /**
+   * Tasks whose items take a minute, made straight on the service (the subject is the wait, not how they came); every
+   * other one is waited on: LISTED_IDS + 1 ids no range can shorten, one more than a hint lists.
+   */
   async function scattered() {
-    const { run, clock } = await sandboxRun(60_000);
-    const items = Array.from({ length: 24 }, (_, i) => `s${i}.com`);
-    const created = await run(['create', SERVICE, ...items, '--chunk-size', '1', '-y', '-q']);
-    expect(created.code, created.stderr).toBe(0);
-    const ids = created.stdout
-      .trim()
-      .split('\n')
-      .map(Number)
-      .filter((_, i) => i % 2 === 0);
-    expect(ids).toHaveLength(12);
+    const { run, clock, sandbox } = await sandboxRun(60_000);
+    const made: number[] = [];
+    for (let i = 0; i < 2 * (LISTED_IDS + 1); i++) made.push(await postTask(sandbox, SERVICE, [`s${i}.com`]));
+    const ids = made.filter((_, i) => i % 2 === 0);
     return { run, clock, ids, home: tempDir() };
   }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxRun } from '../run-in-process.js';
+import { postTask } from '../sandbox-world.js';
 
 const SERVICE = 'domain_check_availability';
 const formats: Array<[string, string[], RegExp]> = [
@@ -17,19 +18,20 @@ const formats: Array<[string, string[], RegExp]> = [
   ['-o tsv', ['-o', 'tsv'], /\tcompleted\t/],
 ];
 
-type Case = (run: Awaited<ReturnType<typeof sandboxRun>>['run'], extra: string[]) => Promise<{ stdout: string }>;
+// The task a wait or a retry reads is made straight on the sandbox (done as it is made): the subject is their output.
+type Case = (world: Awaited<ReturnType<typeof sandboxRun>>, extra: string[]) => Promise<{ stdout: string }>;
 const commands: Array<[string, Case]> = [
-  ['create --wait', (run, extra) => run(['create', SERVICE, 'a.com', 'b.com', '-y', '--wait', '-q', ...extra])],
+  ['create --wait', ({ run }, extra) => run(['create', SERVICE, 'a.com', 'b.com', '-y', '--wait', '-q', ...extra])],
   [
     'wait',
-    async (run, extra) => {
-      const id = (await run(['create', SERVICE, 'a.com', '-y', '-q'])).stdout.trim();
-      return run(['wait', id, '-q', ...extra]);
+    async ({ run, sandbox }, extra) => {
+      const id = await postTask(sandbox, SERVICE, ['a.com']);
+      return run(['wait', String(id), '-q', ...extra]);
     },
   ],
   [
     'wait --job',
-    async (run, extra) => {
+    async ({ run }, extra) => {
       const journal = join(mkdtempSync(join(tmpdir(), 'taskctl-quiet-')), 'j.jsonl');
       await run(['create', SERVICE, 'a.com', '--journal', journal, '-y', '-q']);
       return run(['wait', '--job', journal, '-q', ...extra]);
@@ -37,9 +39,9 @@ const commands: Array<[string, Case]> = [
   ],
   [
     'retry --wait',
-    async (run, extra) => {
-      const id = (await run(['create', SERVICE, 'fail-bad.com', 'a.com', '-y', '-q', '--wait'])).stdout.trim();
-      return run(['retry', id, '--allow-item-failures', '-y', '--wait', '-q', ...extra]);
+    async ({ run, sandbox }, extra) => {
+      const id = await postTask(sandbox, SERVICE, ['fail-bad.com', 'a.com']);
+      return run(['retry', String(id), '--allow-item-failures', '-y', '--wait', '-q', ...extra]);
     },
   ],
 ];
@@ -47,8 +49,7 @@ const commands: Array<[string, Case]> = [
 describe('-q with an explicit format: the format wins', () => {
   for (const [command, runIt] of commands) {
     it.each(formats)(`${command} -q %s prints the format on stdout`, async (_name, extra, expected) => {
-      const { run } = await sandboxRun(0);
-      const result = await runIt(run, extra);
+      const result = await runIt(await sandboxRun(0), extra);
       expect(result.stdout).toMatch(expected);
     });
   }

@@ -5,14 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sandboxRun, type RunOptions } from '../run-in-process.js';
+import { postTask } from '../sandbox-world.js';
 
 async function setup() {
-  const { run } = await sandboxRun(100);
-  const create = async (service: string, items: string[]): Promise<number> => {
-    const result = await run(['create', service, ...items, '-q']);
-    expect(result.code, result.stderr).toBe(0);
-    return Number(result.stdout.trim());
-  };
+  const { run, sandbox } = await sandboxRun(100);
+  // The tasks waited on, straight on the sandbox: the subject is the wait's end, not how they came.
+  const create = (service: string, items: string[]): Promise<number> => postTask(sandbox, service, items);
   return { run, create };
 }
 
