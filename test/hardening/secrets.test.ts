@@ -3,16 +3,14 @@
  * server echoes it; config files stay private; plain HTTP never leaves the machine; server text is printed inert;
  * webhook signatures are compared in constant time and never printed.
  */
+import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { systemClock } from '../../src/lib/time.js';
-import type { MemoryOutputStream } from '../../src/output/memory-io.js';
-import { ctrlC, startWorld, waitFor, type CliResult, type E2EWorld } from '../e2e/spawn-cli.js';
-import { runTaskctl } from '../unit/commands/run-in-process.js';
+import { BIN, startWorld, waitFor, type CliResult, type E2EWorld } from '../e2e/spawn-cli.js';
 import {
   cliEnv,
   isolatedHome,
@@ -144,25 +142,20 @@ describe('S1 a --verbose run of every command never prints the key', () => {
     }
   });
 
-  // In this process, on the real clock, Ctrl-C as the bin's first SIGINT: what the listener prints is its output, which
-  // the spawned rows above check for the bin's start-up and exit.
   it('webhook listen, verbose: a wrong and a right signature arrive; neither is printed', async () => {
-    const controller = new AbortController();
-    let streams: { stdout: MemoryOutputStream; stderr: MemoryOutputStream } | undefined;
-    const running = runTaskctl(['--verbose', 'webhook', 'listen', '--port', '0'], {
-      env: world.env,
-      home: world.home.dir,
-      clock: systemClock,
-      signal: controller.signal,
-      terminal: (given) => (streams = given),
+    const child = spawn(process.execPath, [BIN, '--verbose', 'webhook', 'listen', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', ...world.env },
     });
-    const stderr = () => streams?.stderr.text() ?? '';
-    const wrongGuess = 'sk_wrong_guess_4242_zzzz';
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
     try {
-      await waitFor(() => /listening for webhooks on (http:\/\/\S+)/.test(stderr()), {
-        describe: () => `the listener did not start: ${stderr()}`,
+      await waitFor(() => /listening for webhooks on (http:\/\/\S+)/.test(stderr), {
+        describe: () => `the listener did not start: ${stderr}`,
       });
-      const url = /listening for webhooks on (http:\/\/\S+?);?\s/.exec(stderr())![1]!;
+      const url = /listening for webhooks on (http:\/\/\S+?);?\s/.exec(stderr)![1]!;
       const event = {
         event: 'completed',
         timestamp: '2025-01-15T12:00:02Z',
@@ -174,16 +167,18 @@ describe('S1 a --verbose run of every command never prints the key', () => {
           headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
           body: JSON.stringify(event),
         });
+      const wrongGuess = 'sk_wrong_guess_4242_zzzz';
       expect((await post(wrongGuess)).status).toBe(401);
       expect((await post(KEY)).status).toBe(200);
-      await waitFor(() => stderr().includes('401 signature does not match'), { describe: () => `stderr ${stderr()}` });
+      await waitFor(() => stderr.includes('401 signature does not match'), { describe: () => `stderr ${stderr}` });
+      child.kill('SIGINT');
+      await closed;
+      expect(stderr).toMatch(/401 signature does not match/);
+      expect(stdout + stderr).not.toContain(wrongGuess);
+      expectNoKey({ stdout, stderr }, 'webhook listen');
     } finally {
-      controller.abort(ctrlC());
+      if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const result = await running;
-    expect(result.stderr).toMatch(/401 signature does not match/);
-    expect(result.stdout + result.stderr).not.toContain(wrongGuess);
-    expectNoKey(result, 'webhook listen');
   });
 });
 
