@@ -6,7 +6,7 @@
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
@@ -129,26 +129,15 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
   return world;
 }
 
-/** Keep-alive off: each request on a connection of its own. */
-const unpooled = new Agent({ pipelining: 0 });
-
 /**
  * A task of another client POSTed straight to `sandbox`'s API with its key (`world.createTask`, for a sandbox of
- * `sandboxRun`, or one `restartWithoutState` started): its id. For a test whose subject is what a command does with
- * tasks on the account, not how they came. `newConnection`: not on a kept one, which may still be the old sandbox's
- * closed socket just after a restart on the same port.
+ * `sandboxRun`): its id. For a test whose subject is what a command does with tasks on the account, not how they came.
  */
-export async function postTask(
-  sandbox: RunningSandbox,
-  service: string,
-  items: string[],
-  { newConnection = false }: { newConnection?: boolean } = {},
-): Promise<number> {
+export async function postTask(sandbox: RunningSandbox, service: string, items: string[]): Promise<number> {
   const response = await request(`${sandbox.url}/tasks`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
     body: JSON.stringify({ service, items }),
-    ...(newConnection && { dispatcher: unpooled }),
   });
   const text = await response.body.text();
   if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { jobStoppedAtChunk4, journalLines, keepJournalLines } from '../journal-lines.js';
-import { postTask, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
+import { restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -43,14 +43,6 @@ async function createdJob(items: readonly string[]): Promise<{ job: string; jour
   expect(created.code, created.stderr).toBe(0);
   const job = /job (j-[0-9a-z]+): taskctl jobs/.exec(created.stderr)?.[1] ?? '';
   return { job, journal: join(dir, 'state', 'jobs', `${job}.jsonl`) };
-}
-
-/**
- * Tasks 1–3 again, other items (n1.com …), of another client on the restarted service, straight to it: the subject is
- * the job meeting its ids taken, not how they were (a create of 3 chunks is a journaled job).
- */
-async function othersTakeIds1to3(): Promise<void> {
-  for (const item of ['n1.com', 'n2.com', 'n3.com']) await postTask(world.sandbox, S, [item], { newConnection: true });
 }
 
 /** The records a run wrote after `before` (the journal's lines then), as `[type, chunk]`. */
@@ -104,7 +96,7 @@ it('resume after the ids started again: chunks 4–6 get ids 1–3, chunks 1–3
 it('a finished job, its ids given to other tasks: show/wait --job say so and write nothing; resume --wait records it', async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await restartWithoutState(world);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
   // The journal alone: nothing known yet.
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'finished', chunks_created: 3 }));
   const before = journalLines(journal);
@@ -186,7 +178,7 @@ it('ids the restarted service never gave out again (not found): the read command
 it("ids given to other tasks but the last one's, not found: resume --wait records all four lost and shows none of the others' tasks as the job's", async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 4));
   await restartWithoutState(world);
-  await othersTakeIds1to3(); // no task 4
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items; no task 4
   const before = journalLines(journal);
   const resumed = await run(['resume', job, '--wait']);
   expect(resumed.code, resumed.stderr).toBe(8);
@@ -206,7 +198,7 @@ it('an unfinished job, its ids given to other tasks: the hint to record it says 
     (record) => record.type !== 'done' && !(typeof record.chunk === 'number' && record.chunk >= 4),
   );
   await restartWithoutState(world);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']);
   const shown = await run(['show', '--job', job]);
   expect(shown.code, shown.stderr).toBe(8);
   expect(shown.stderr).toMatch(
@@ -254,7 +246,7 @@ it('a lost chunk whose own task is under its id again (the service restored with
   await serve(true);
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await serve(false);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
   expect((await run(['resume', job, '--wait'])).code).toBe(8);
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost' }));
   await serve(true);
@@ -288,7 +280,7 @@ it('a lost chunk whose own task is under its id again (the service restored with
 it('a journal recorded lost before its done counted them (an earlier version): TAB completion says lost, as jobs does', async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await restartWithoutState(world);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
   expect((await run(['resume', job, '--wait'])).code).toBe(8);
   // As that version wrote it: its `done` records (the last written again after the `lost` ones) carried no count.
   keepJournalLines(
@@ -306,7 +298,7 @@ it('a done that says it counts (lost_counted) is taken at its word: the glance l
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done', lost_counted: true }));
   await restartWithoutState(world);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']); // tasks 1–3 again, other items
   expect((await run(['resume', job, '--wait'])).code).toBe(8);
   expect(journalLines(journal).at(-1)).toEqual(expect.objectContaining({ type: 'done', lost: 3, lost_counted: true }));
   // Its count taken out, the mark left: a glance that read the `lost` records would still say lost. It says what the
@@ -323,7 +315,7 @@ it('a done that says it counts (lost_counted) is taken at its word: the glance l
 it("a lost record restarts a finished journal's retention: the job past it that resume just recorded stays listed", async () => {
   const { job, journal } = await createdJob(ITEMS.slice(0, 3));
   await restartWithoutState(world);
-  await othersTakeIds1to3();
+  await createdJob(['n1.com', 'n2.com', 'n3.com']);
   // Finished 31 days ago by the journal's date: past the default retention (30 days).
   const old = new Date(world.clock.now() - 31 * 24 * 3_600_000);
   utimesSync(journal, old, old);
