@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
-import { jobStoppedByBalance, postTask, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
+import { jobStoppedByBalance, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -141,9 +141,8 @@ it('a copy that ended lost and was pruned: the refusal says it ended lost there,
   const copy = await finishedByCopy(id);
   // The service's ids start again and other tasks take them: the copy's resume --wait finds and records them lost.
   await restartWithoutState(world);
-  // Another client's, straight to the restarted service (a create of 4 chunks elsewhere was a journaled job).
-  const others = ['n1.com', 'n2.com', 'n3.com', 'n4.com'];
-  for (const item of others) await postTask(world.sandbox, S, [item], { newConnection: true });
+  const others = ['create', S, 'n1.com', 'n2.com', 'n3.com', 'n4.com', '--chunk-size', '1', '-y'];
+  expect((await run(others, { TASKCTL_STATE_DIR: join(dir, 'OTHER') })).code).toBe(0);
   const lost = await run(['resume', id, '--wait'], { TASKCTL_STATE_DIR: copy });
   expect(lost.code, lost.stderr).toBe(8);
   const listed = await run(['jobs', '-o', 'json'], { TASKCTL_STATE_DIR: copy });
