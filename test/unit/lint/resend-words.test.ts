@@ -53,11 +53,11 @@ function sourceFiles(dir: string): string[] {
 }
 
 /**
- * An escape that may spell a letter of retry (`\u0065`, `\x65`, `\145`), or a line continuation that may join two
- * parts of one inside a string: where a text has neither, an identifier or string can say retry only where the text
- * does.
+ * An escape that may spell a letter of retry (`\u0065`, `\x65`, `\145`, or a letter escaped for nothing: `\e` is `e`), or
+ * a line continuation that may join two parts of one inside a string: where a text has none, an identifier or string
+ * can say retry only where the text does.
  */
-const ESCAPE = /\\(?:[ux0-7]|\r|\n|\u2028|\u2029)/;
+const ESCAPE = /\\[A-Za-z0-7\r\n\u2028\u2029]/;
 
 /** Each identifier and string (template parts included) of `text` that says retry, as `line: text`. */
 function retryWords(text: string, file = 'x.ts', allowState = false): string[] {
@@ -104,6 +104,7 @@ describe('src/api, src/core/follow, src/webhook and src/sandbox say resend, poll
     expect(retryWords('const r\\u0065tries = 1;')).toEqual(['1: retries']);
     expect(retryWords("log('r\\x65tried');")).toEqual(['1: retried']);
     expect(retryWords("log('re\\\ntry');")).toEqual(['1: retry']);
+    expect(retryWords("log('r\\etry');")).toEqual(['1: retry']);
     // The delivery state, only where it is allowed, and only as itself.
     const state = "record.state = 'retrying'; const redeliveryTimers = 1;";
     expect(retryWords(state)).toEqual(['1: retrying']);
