@@ -124,6 +124,23 @@ describe('every create is a job', () => {
     expect((await run(['create', S, 'a.com', '--dry-run'])).code).toBe(0);
     expect(existsSync(join(state(), 'jobs'))).toBe(false);
   });
+
+  it('show --job, wait --job and diff take the job id', async () => {
+    // A finished job, made the short way (not interrupted and resumed: the readers are the subject).
+    const created = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(created.stderr)?.[1] ?? '';
+    expect(id).not.toBe('');
+    const shown = await run(['show', '--job', id, '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const waited = await run(['wait', '--job', id, '-q']);
+    expect(waited.code, waited.stderr).toBe(0);
+    const diff = await run(['diff', id, id]);
+    expect(diff.code, diff.stderr).toBe(0);
+    const unknown = await run(['show', '--job', 'j-00000000zzzz']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no job j-00000000zzzz on this machine/);
+  });
 });
 
 describe('an interrupted create', () => {
@@ -161,23 +178,6 @@ describe('an interrupted create', () => {
     expect(result.stderr).toContain(two.id);
     expect(result.stderr).toMatch(/taskctl resume ID/);
     expect(await world.posts()).toBe(posts);
-  });
-
-  it('show --job, wait --job and diff take the job id', async () => {
-    // A finished job, made the short way (not interrupted and resumed: the readers are the subject).
-    const created = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
-    expect(created.code, created.stderr).toBe(0);
-    const id = /^job (j-[0-9a-z]+): taskctl jobs$/m.exec(created.stderr)?.[1] ?? '';
-    expect(id).not.toBe('');
-    const shown = await run(['show', '--job', id, '-o', 'json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    const waited = await run(['wait', '--job', id, '-q']);
-    expect(waited.code, waited.stderr).toBe(0);
-    const diff = await run(['diff', id, id]);
-    expect(diff.code, diff.stderr).toBe(0);
-    const unknown = await run(['show', '--job', 'j-00000000zzzz']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no job j-00000000zzzz on this machine/);
   });
 });
 
