@@ -99,10 +99,12 @@ it('B never sent a chunk of the same size (its items unknown): exit 9 naming bot
 it('B holds A’s chunk left in doubt: exit 9, settle B first; `--ignore-job B` is not offered, and refused (it would pay twice); --ignore-job of a job that took nothing of A over: exit 2, nothing sent', async () => {
   const { a, b } = await takerStopped(['a1.com', 'a2.com', 'u1.com', 'u2.com', 'v1.com'], 'task');
   const posts = await world.posts();
+  const journal = readFileSync(journalOf(a), 'utf8');
   const other = await run(['resume', a, '--ignore-job', 'j-zzzzzzzz', '-y']);
   expect(other.code, other.stderr).toBe(2);
   expect(other.stderr).toContain(`--ignore-job j-zzzzzzzz: that job took no chunk of job ${a} over`);
   expect(await world.posts()).toBe(posts);
+  expect(readFileSync(journalOf(a), 'utf8')).toBe(journal);
   const refused = await run(['resume', a, '-y']);
   expect(refused.code, refused.stderr).toBe(9);
   expect(refused.stderr).toContain(
