@@ -17,6 +17,7 @@ import { sendSimulatedEvent } from '../../src/webhook/simulate.js';
 import { DEDUPE_MINIMUM_MS } from '../../src/webhook/recent-keys.js';
 import { FakeClock, T0 } from '../clock.js';
 import { receivedWhen, admin, call, start, startReceiver } from './sandbox-calls.js';
+import type { CallResult } from './sandbox-calls.js';
 import {
   contract,
   deref,
@@ -216,14 +217,37 @@ interface Exercised {
   covered: Set<string>;
 }
 
-/** Every endpoint of a sandbox in `dialects`, success and error cases, each answer checked against the document. */
-async function exercise(dialects: DialectName[]): Promise<Exercised> {
+/**
+ * The documented dialects that change no refusal and no header: in each, the answers to the refusals and faults of
+ * `exercise` are the reference dialect's byte for byte (seen by hand: the status, headers and body of each), so their
+ * runs check the rest of it ('answers'). A dialect not named here runs them all.
+ */
+const REFUSALS_AS_REFERENCE: ReadonlySet<DialectName> = new Set<DialectName>([
+  'balance-top-level',
+  'created-200',
+  'whole-seconds',
+  'item-statuses',
+  'task-statuses',
+  'bare-tasks',
+]);
+
+type Check = (method: string, path: string, init?: Parameters<typeof call>[2]) => Promise<CallResult>;
+
+/**
+ * Every endpoint of a sandbox in `dialects`, success and error cases, each answer checked against the document
+ * ('all'); the same without the refusals and faults ('answers'); or only the creates and the reads of tasks and task
+ * lists as they run and end ('tasks').
+ */
+async function exercise(dialects: DialectName[], scope: 'all' | 'answers' | 'tasks' = 'all'): Promise<Exercised> {
   const receiver = await startReceiver();
   const clock = new FakeClock();
-  const sb = await start({ clock, itemMs: 100, rateLimit: 50, balance: 60, webhookUrl: receiver.url, dialects });
+  // The limit: the keyed requests to its end below (24 of tasks, 11 of the refusals, the limit's last), so that the
+  // next draws a real 429 (the limit spent, not a fault) without a drain of its own.
+  const rateLimit = scope === 'all' ? 36 : 25;
+  const sb = await start({ clock, itemMs: 100, rateLimit, balance: 60, webhookUrl: receiver.url, dialects });
   const problems: string[] = [];
   const covered = new Set<string>();
-  const check = async (method: string, path: string, init: Parameters<typeof call>[2] = {}) => {
+  const check: Check = async (method, path, init = {}) => {
     const res = await call(sb, path, { ...init, method });
     const bare = path.split('?')[0] ?? path;
     problems.push(...responseProblems(method, bare, res));
@@ -254,6 +278,25 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
     clock.advance(advance);
     for (const id of [1, 2, 3, 4]) await check('GET', `/tasks/${id}`);
   }
+  if (scope === 'tasks') return { problems, covered };
+  if (scope === 'all') await refuse(check, fault);
+  // The limit's last request (every keyed request above was answered: a fault's answer counts nothing), then the
+  // refusal of the spent limit itself.
+  const last = await check('GET', '/balance');
+  const left = last.headers.get('X-RateLimit-Remaining');
+  if (last.status !== 200 || left !== '0') problems.push(`not the limit's last request: ${last.status}, ${left} left`);
+  const refused = await check('GET', '/balance');
+  if (refused.status !== 429) problems.push(`the request past the limit was answered ${refused.status}`);
+
+  const events = await receivedWhen(receiver, (received) => received.length >= 8);
+  for (const event of events) problems.push(...webhookProblems(event.headers, event.body));
+  covered.add(`webhooks ${[...new Set(events.map((e) => String(e.body.event)))].sort().join(' ')}`);
+  return { problems, covered };
+}
+
+/** The refusals the document names, and the faults of each status on every endpoint (`exercise`'s 'all'). */
+async function refuse(check: Check, fault: (method: string, path: string, status: number) => Promise<unknown>) {
+  const create = (service: string, items: string[]) => check('POST', '/tasks', { body: { service, items } });
   // Refusals the document names: the key, an unknown task or service, invalid input, the balance.
   const endpoints: Array<[string, string]> = [
     ['GET', '/services'],
@@ -282,12 +325,6 @@ async function exercise(dialects: DialectName[]): Promise<Exercised> {
       await fault(method, path, status);
       await check(method, path, method === 'POST' ? { body: { service: 'email_verify', items: ['a@b.co'] } } : {});
     }
-  for (let i = 0; i < 100 && (await check('GET', '/balance')).status !== 429; i++);
-
-  const events = await receivedWhen(receiver, (received) => received.length >= 8);
-  for (const event of events) problems.push(...webhookProblems(event.headers, event.body));
-  covered.add(`webhooks ${[...new Set(events.map((e) => String(e.body.event)))].sort().join(' ')}`);
-  return { problems, covered };
 }
 
 /** What `exercise` must reach: every operation's every response but NEVER_SENT, and every event. */
@@ -309,15 +346,17 @@ describe('the sandbox against docs/openapi.json', () => {
   });
 
   it.each(DOCUMENTED)('conforms in the dialect %s', async (dialect) => {
-    expect((await exercise([dialect])).problems).toEqual([]);
+    expect((await exercise([dialect], REFUSALS_AS_REFERENCE.has(dialect) ? 'answers' : 'all')).problems).toEqual([]);
   });
 
   it('conforms with every dialect within the contract at once', async () => {
     expect((await exercise(DOCUMENTED)).problems).toEqual([]);
   });
 
+  // Each of these dialects departs in the tasks it answers (string ids, other item data, no items, null fields left
+  // out): the creates and the task reads show it, without the refusals, faults and webhooks of a whole exercise.
   it.each(BEYOND_CONTRACT)('departs from the document in %s, a dialect beyond the contract', async (dialect) => {
-    const { problems } = await exercise([dialect]);
+    const { problems } = await exercise([dialect], 'tasks');
     expect(problems.filter((problem) => problem.includes(' body/'))).not.toEqual([]);
   });
 });
