@@ -13,7 +13,17 @@ const paths = [...commandPaths(buildProgram(createMemoryIO().io, () => Promise.r
   (path) => path[0] !== '__complete',
 );
 
-const help = (path: string[], columns?: number): Promise<string> => render(main, path, columns);
+/**
+ * Each text rendered once in this file: a path at a width always renders the same text, and the tests below read the
+ * same texts many times (the unbounded one of every command six times), each render a run of `main`.
+ */
+const rendered = new Map<string, Promise<string>>();
+const help = (path: string[], columns?: number): Promise<string> => {
+  const key = `${columns ?? 'none'} ${path.join(' ')}`;
+  const text = rendered.get(key) ?? render(main, path, columns);
+  rendered.set(key, text);
+  return text;
+};
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 /** Words without an example's line continuations (` \` at a break). */

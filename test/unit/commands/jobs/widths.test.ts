@@ -16,7 +16,8 @@ const jobs = (columns: number) =>
   runTaskctl(['jobs'], { env: world.env, clock: world.clock, home: dir, stdoutTTY: true, columns });
 
 describe('taskctl jobs at a terminal', () => {
-  it('at 120 columns: a table without the JOURNAL column, said so; wide enough: the path whole', async () => {
+  // One job, listed at each width: the listing is the subject, not the create that makes the job.
+  it('at 120 columns: a table without the JOURNAL column, said so; wide enough: the path whole; at 40 columns: cards, the JOURNAL path whole on a line of its own', async () => {
     const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-y', '-q'], {
       env: world.env,
       clock: world.clock,
@@ -39,26 +40,18 @@ describe('taskctl jobs at a terminal', () => {
     const wide = await jobs(400);
     expect(wide.stdout).toContain(`${id}.jsonl`);
     expect(wide.stdout).toMatch(/\/state\/jobs\/j-\w+\.jsonl/);
-  });
 
-  it('at 40 columns: cards, the JOURNAL path whole on a line of its own, never cut inside', async () => {
-    const created = await runTaskctl(['create', 'domain_check_availability', 'a.com', '-y', '-q'], {
-      env: world.env,
-      clock: world.clock,
-      home: dir,
-    });
-    expect(created.code, created.stderr).toBe(0);
-    const id = /job (j-\w+)/.exec(created.stderr)?.[1] ?? '';
+    // At 40 columns: cards, the JOURNAL path whole on a line of its own, never cut inside.
     const listed = await runTaskctl(['jobs', '-o', 'json'], { env: world.env, clock: world.clock, home: dir });
     const journal = (JSON.parse(listed.stdout) as Array<{ journal: string }>)[0]?.journal ?? '';
     expect(journal).toContain(`${id}.jsonl`);
     expect(journal.length).toBeGreaterThan(38);
 
-    const narrow = await jobs(40);
-    expect(narrow.code, narrow.stderr).toBe(0);
-    const lines = plain(narrow.stdout).split('\n');
+    const cards = await jobs(40);
+    expect(cards.code, cards.stderr).toBe(0);
+    const lines = plain(cards.stdout).split('\n');
     expect(lines).toContain('JOURNAL:');
     expect(lines.map((line) => line.trim())).toContain(journal);
-    expect(plain(narrow.stdout)).toMatch(new RegExp(`^ID: +${id}$`, 'm'));
+    expect(plain(cards.stdout)).toMatch(new RegExp(`^ID: +${id}$`, 'm'));
   });
 });

@@ -117,6 +117,17 @@ it('the re-run killed with its own POST out: exit 9, settle that job first; both
   keep(stopped, (record) => record.type !== 'reconciled' && record.type !== 'done');
   keep(rerun, (record) => record.type !== 'created' && record.type !== 'done');
   const posts = await world.posts();
+  const journals = () => [stopped, rerun].map((id) => readFileSync(journalPath(id), 'utf8'));
+  const before = journals();
+  // The hint to settle that job first carries none of this run's wait flags; its own resume keeps them. (Refused
+  // before anything is recorded, so it shares this scenario with the runs below.)
+  const waiting = await run(['resume', stopped, '-y', '--wait', '--allow-item-failures']);
+  expect(waiting.code, waiting.stderr).toBe(9);
+  expect(/Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(waiting.stderr)?.slice(1)).toEqual([
+    `resume ${rerun} --yes`,
+    `resume ${stopped} --yes --wait --allow-item-failures`,
+  ]);
+  expect(journals()).toEqual(before);
   const refused = await run(['resume', stopped, '-y']);
   expect(refused.code, refused.stderr).toBe(9);
   expect(refused.stderr).toContain(`its items were taken over by job ${rerun} (its chunk 1), which has no task`);
@@ -130,16 +141,6 @@ it('the re-run killed with its own POST out: exit 9, settle that job first; both
   }
   expect(await world.posts()).toBe(posts);
   await paidOnce();
-});
-
-it('the hint to settle that job first carries none of this run’s wait flags; its own resume keeps them', async () => {
-  const { stopped, rerun } = await stoppedThenRerun();
-  keep(stopped, (record) => record.type !== 'reconciled' && record.type !== 'done');
-  keep(rerun, (record) => record.type !== 'created' && record.type !== 'done');
-  const refused = await run(['resume', stopped, '-y', '--wait', '--allow-item-failures']);
-  expect(refused.code, refused.stderr).toBe(9);
-  const hint = /Settle that job first: taskctl (.*); then: taskctl (.*)$/m.exec(refused.stderr);
-  expect(hint?.slice(1)).toEqual([`resume ${rerun} --yes`, `resume ${stopped} --yes --wait --allow-item-failures`]);
 });
 
 it('the re-run’s task cannot be read: exit 9 naming it, nothing sent', async () => {

@@ -8,7 +8,14 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
-import { itemCountsSkipping, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import {
+  itemCountsSkipping,
+  postTask,
+  stoppedByCtrlC,
+  taskCount,
+  worldEachTest,
+  type World,
+} from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -56,9 +63,8 @@ async function goneOnBusyAccount(): Promise<{ id: string; path: string; journal:
   // (a taskctl create of 120 chunks cost this file over 1.5 s of CPU). As many as the lookup reads at most
   // (MAX_CANDIDATE_READS), all newer than the job's: its reads end on them, the job's tasks left unread, so it cannot
   // search its window (exit 9). One fewer and it would read the gone run's task.
-  const before = new Set((await world.tasks()).map((task) => task.id));
-  for (let i = 0; i < MAX_CANDIDATE_READS; i++) await world.createTask(S, [`busy-${i}.com`]);
-  const busy = new Set((await world.tasks()).map((task) => task.id).filter((task) => !before.has(task)));
+  const busy = new Set<number>();
+  for (let i = 0; i < MAX_CANDIDATE_READS; i++) busy.add(await postTask(world.sandbox, S, [`busy-${i}.com`]));
   return { id, path, journal, busy };
 }
 
@@ -70,7 +76,7 @@ async function eachBought(busy: ReadonlySet<number>, times: Record<string, numbe
 
 it('each hint followed in turn leads on, never back to a refusal met: the journal put back, each item bought once', async () => {
   const { id, path, journal, busy } = await goneOnBusyAccount();
-  const tasks = (await world.tasks()).length;
+  const tasks = await taskCount(world);
   const gone = await run(['resume', id, '-y']);
   expect(gone.code, gone.stderr).toBe(2);
   const [looking] = commands(gone.stderr);
@@ -84,7 +90,7 @@ it('each hint followed in turn leads on, never back to a refusal met: the journa
   expect(back).toEqual(['resume', id, '--yes']);
   expect(forget).toEqual(['resume', id, '--yes', '--forget-gone-journal', '--no-reuse']);
   expect(unsearched.stderr).not.toMatch(/--reuse-window \d+m, a window|resume \S+ (--yes )?--no-reuse/);
-  expect((await world.tasks()).length).toBe(tasks);
+  expect(await taskCount(world)).toBe(tasks);
   // A resume without the lookup is still refused: the gone journal is still the job's place.
   for (const argv of [
     ['resume', id, '-y', '--no-reuse'],
@@ -95,14 +101,14 @@ it('each hint followed in turn leads on, never back to a refusal met: the journa
     expect(refused.code, `${argv.join(' ')}: ${refused.stderr}`).toBe(2);
     expect(refused.stderr).toContain('which is gone');
   }
-  expect((await world.tasks()).length).toBe(tasks);
+  expect(await taskCount(world)).toBe(tasks);
   // The first way, as printed: the journal put back, then the resume named.
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, journal);
   const resumed = await run(back ?? []);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain(`job ${id}: the tasks of 1 chunk taken from ${path}`);
-  expect((await world.tasks()).length).toBe(tasks + 2);
+  expect(await taskCount(world)).toBe(tasks + 2);
   await eachBought(busy, {});
 });
 
@@ -222,13 +228,9 @@ it('in a run let past by the window, a refusal at the money guard names a resume
 
 it('an exit 9 in a run let past by the window names --adopt with the window: followed as printed, the chunk is adopted and nothing bought', async () => {
   const id = await stoppedByCtrlC(world, ['create', S, 'k.com', '-y', '-q'], dir, 'reset-before');
-  const byHand = async () => {
-    const made = await run(['api', 'POST', '/tasks', '-f', `service=${S}`, '-f', 'items[]=k.com']);
-    expect(made.code, made.stderr).toBe(0);
-    return (JSON.parse(made.stdout) as { data: { id: number } }).data.id;
-  };
-  const task = await byHand();
-  await byHand();
+  // Two tasks of the chunk's item made by hand (straight on the service: how they came is not the subject).
+  const task = await postTask(world.sandbox, S, ['k.com']);
+  await postTask(world.sandbox, S, ['k.com']);
   const copy = join(dir, 'NEW');
   cpSync(join(dir, 'state'), copy, { recursive: true });
   const there = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: copy });

@@ -104,8 +104,22 @@ describe('retry --job', () => {
     expect(again.stderr).not.toContain('new --journal path');
   });
 
-  it('--journal NEW refused by --max-cost: the same retry re-run with a higher limit goes on in NEW', async () => {
+  // One job for both: the retry into a held NEW is refused before it sends or records anything.
+  it('--journal NEW that another run holds (a create still copying its stdin there): exit 2, NEW.input untouched; --journal NEW refused by --max-cost: the same retry re-run with a higher limit goes on in NEW', async () => {
     const { run, dir, journal, targets } = await sandboxJob(ITEMS, 3);
+    const busy = join(dir, 'busy.jsonl');
+    // What that create holds while it reads: the journal's locks, no record yet, its copy of stdin growing.
+    const held = JournalFile.open(busy, () => undefined);
+    try {
+      const copy = Buffer.from('first.com\nsecond\u00e9.com\n');
+      writeFileSync(`${busy}.input`, copy);
+      const result = await run(['retry', '--job', journal, '--journal', busy, '-y', '-q']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/in use by another taskctl/);
+      expect(readFileSync(`${busy}.input`)).toEqual(copy);
+    } finally {
+      held.close();
+    }
     const next = join(dir, 'retry.jsonl');
     const refused = await run(['retry', '--job', journal, '--journal', next, '--max-cost', '1', '-q']);
     expect(refused.code, refused.stderr).toBe(6);
@@ -122,23 +136,6 @@ describe('retry --job', () => {
     expect(ids.code, ids.stderr).toBe(6);
     const idsAgain = await run(['retry', again.stdout.trim(), '--journal', join(dir, 'r2.jsonl'), '-y', '-q']);
     expect(idsAgain.code, idsAgain.stderr).toBe(0);
-  });
-
-  it('--journal NEW that another run holds (a create still copying its stdin there): exit 2, NEW.input untouched', async () => {
-    const { run, dir, journal } = await sandboxJob(ITEMS, 3);
-    const next = join(dir, 'busy.jsonl');
-    // What that create holds while it reads: the journal's locks, no record yet, its copy of stdin growing.
-    const held = JournalFile.open(next, () => undefined);
-    try {
-      const copy = Buffer.from('first.com\nsecond\u00e9.com\n');
-      writeFileSync(`${next}.input`, copy);
-      const result = await run(['retry', '--job', journal, '--journal', next, '-y', '-q']);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/in use by another taskctl/);
-      expect(readFileSync(`${next}.input`)).toEqual(copy);
-    } finally {
-      held.close();
-    }
   });
 
   it('--journal naming the --job file, an unfinished job, and a task still running are exit 2', async () => {
