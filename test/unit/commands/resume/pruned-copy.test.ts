@@ -10,14 +10,7 @@ import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
-import {
-  jobStoppedByBalance,
-  postTask,
-  restartWithoutState,
-  taskCount,
-  worldEachTest,
-  type World,
-} from '../sandbox-world.js';
+import { jobStoppedByBalance, restartWithoutState, taskCount, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
