@@ -3,6 +3,7 @@
  * downloads a browser). Missing outside CI, the tests skip with a notice; in CI (`.ci/run` installs it) missing fails.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
@@ -41,7 +42,9 @@ export interface LaunchedBrowser {
 
 /** One browser with a fresh profile directory (removed on close), at 1280×800, in a German locale. */
 export async function launchChromium(): Promise<LaunchedBrowser> {
-  const { chromium } = await import('playwright-core');
+  // By `require`, as test/typescript.ts loads the compiler: imported as an ES module, Node first compiles its bundles
+  // (7 MB) to tell whether they are CommonJS, then scans them for named exports.
+  const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'taskctl-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,

@@ -1,16 +1,18 @@
 /**
  * The sandbox dashboard driven in a real headless browser (Debian's chromium through playwright-core), end to end: the
- * page talks to a real sandbox, the CLI and a real `taskctl webhook listen` process. One browser and one page for the
- * whole file; the tests run in order and build on each other (the key is regenerated last). The tasks the page shows
- * are POSTed straight to the sandbox (the page's subject is the service's tasks, not taskctl's create); the CLI runs
- * where it is the subject: the balance that consumes a fault, the old key's 401.
+ * page talks to a real sandbox, the CLI and a real `taskctl webhook listen` (run in this process, on a real socket).
+ * One browser and one page for the whole file; the tests run in order and build on each other (the key is regenerated
+ * last). The tasks the page shows are POSTed straight to the sandbox (the page's subject is the service's tasks, not
+ * taskctl's create); the CLI runs where it is the subject: the balance that consumes a fault, the old key's 401.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, startWorld, waitFor, type E2EWorld } from '../e2e/spawn-cli.js';
+import { systemClock } from '../../src/lib/time.js';
+import type { MemoryOutputStream } from '../../src/output/memory-io.js';
+import { ctrlC, startWorld, waitFor, type E2EWorld } from '../e2e/spawn-cli.js';
+import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from './chromium.js';
 import { missing, skippedUnless } from '../skip-reason.js';
 
@@ -28,8 +30,7 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   let app: Server;
   let appStatus = 200;
   const appGot: string[] = [];
-  let listenerOut = '';
-  let listenerErr = '';
+  let listenerOut = () => '';
   let listenerUrl = '';
   const closers: Array<() => Promise<unknown>> = [];
 
@@ -69,35 +70,30 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     const appPort = (app.address() as AddressInfo).port;
     closers.push(() => new Promise((resolve) => app.close(resolve)));
     // Port 0 and the port the listener reports: one picked here first could be taken by a parallel test meanwhile.
-    // --no-wire: the page is what sets the sandbox's webhook URL here.
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'webhook',
-        'listen',
-        '--port',
-        '0',
-        '--no-wire',
-        '--forward-to',
-        `http://127.0.0.1:${appPort}/`,
-        '-o',
-        'ndjson',
-      ],
-      { env: { PATH: process.env.PATH ?? '', ...world.env } },
+    // --no-wire: the page is what sets the sandbox's webhook URL here. In this process (`main()`, on the real clock):
+    // the page's subject is what the sandbox delivers to a real listener on a real socket, not the listener's process.
+    const stop = new AbortController();
+    let stdout: MemoryOutputStream | undefined;
+    let stderr: MemoryOutputStream | undefined;
+    const listening = runTaskctl(
+      ['webhook', 'listen', '--port', '0', '--no-wire', '--forward-to', `http://127.0.0.1:${appPort}/`, '-o', 'ndjson'],
+      {
+        env: world.env,
+        home: world.home.dir,
+        clock: systemClock,
+        signal: stop.signal,
+        terminal: (streams) => ({ stdout, stderr } = streams),
+      },
     );
     closers.push(async () => {
-      if (child.exitCode !== null) return;
-      const closed = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGTERM');
-      await closed;
+      stop.abort(ctrlC('SIGTERM'));
+      await listening;
     });
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (listenerOut += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (listenerErr += c));
-    const listening = await waitFor(() => /listening for webhooks on (\S+);/.exec(listenerErr), {
-      describe: () => `the listener did not start: ${listenerErr}`,
+    listenerOut = () => stdout?.text() ?? '';
+    const url = await waitFor(() => /listening for webhooks on (\S+);/.exec(stderr?.text() ?? ''), {
+      describe: () => `the listener did not start: ${stderr?.text() ?? ''}`,
     });
-    listenerUrl = listening[1]!;
+    listenerUrl = url[1]!;
     await page.goto(world.sandbox.dashboard);
     await page.locator('#live.on').waitFor();
   }
@@ -142,33 +138,37 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
   });
 
   it('says it is loading until the first list of tasks arrives, never "No tasks yet" while tasks exist', async () => {
-    const fresh = await browser.context.newPage();
+    // The file's page loaded again: a first load as a new page's, without a second page (and its renderer process).
+    // Only the new document's list is held: the old one may still re-read the list for its live feed until it goes.
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let asked = false;
-    await fresh.route(
-      (url) => url.pathname === '/__sandbox/tasks',
-      async (route) => {
-        asked = true;
-        await held;
-        await route.continue();
-      },
-    );
+    let navigated = false;
+    page.once('framenavigated', () => (navigated = true));
+    const tasksList = (url: URL) => url.pathname === '/__sandbox/tasks';
+    await page.route(tasksList, async (route) => {
+      if (!navigated) return route.continue();
+      asked = true;
+      await held;
+      await route.continue();
+    });
     try {
-      await fresh.goto(world.sandbox.dashboard);
+      const loaded = page.reload();
       await expect.poll(() => asked).toBe(true);
-      expect(await fresh.isVisible('#tasks-loading')).toBe(true);
-      expect(await fresh.textContent('#tasks-loading')).toBe('Loading tasks…');
-      expect(await fresh.isVisible('#tasks-empty')).toBe(false);
-      expect(await fresh.isVisible('#tasks-table')).toBe(false);
+      expect(await page.isVisible('#tasks-loading')).toBe(true);
+      expect(await page.textContent('#tasks-loading')).toBe('Loading tasks…');
+      expect(await page.isVisible('#tasks-empty')).toBe(false);
+      expect(await page.isVisible('#tasks-table')).toBe(false);
       release();
-      await fresh.locator('#tasks-table tbody tr').first().waitFor();
-      expect(await fresh.isVisible('#tasks-loading')).toBe(false);
-      expect(await fresh.isVisible('#tasks-empty')).toBe(false);
+      await loaded;
+      await page.locator('#tasks-table tbody tr').first().waitFor();
+      expect(await page.isVisible('#tasks-loading')).toBe(false);
+      expect(await page.isVisible('#tasks-empty')).toBe(false);
     } finally {
       release();
-      await fresh.close();
+      await page.unroute(tasksList);
     }
+    await page.locator('#live.on').waitFor();
   });
 
   it('opens a task and shows its items: each target, its status, its result or error', async () => {
@@ -261,7 +261,9 @@ describe.runIf(available)(skippedUnless('sandbox dashboard in chromium', availab
     expect(await processing.locator('table.attempts tbody tr').last().textContent()).toMatch(/HTTP 200.*replay/);
     expect(appGot.length).toBe(forwardedBefore + 1);
     expect(
-      listenerOut.split('\n').filter((l) => l.includes(`"id":${taskId}`) && l.includes('"processing"')),
+      listenerOut()
+        .split('\n')
+        .filter((l) => l.includes(`"id":${taskId}`) && l.includes('"processing"')),
     ).toHaveLength(1);
     const states = (await deliveries()).map((d) => d.state);
     expect(states).toContain('delivered');

@@ -168,7 +168,9 @@ export async function hostileServer(options: { dripMs?: number; longItems?: numb
       case 'flood-chunked':
         res.writeHead(200, { 'Content-Type': 'application/json', ...RATE_HEADERS });
         res.write('{"success":true,"data":"');
-        flood(res, Buffer.alloc(64 * 1024, 'a'));
+        // Written 1 MiB at a time: the body's endless size is the subject, not the number of writes that send it (at
+        // 64 KiB, the 1,024 writes and drains the client's 64 MiB cap takes cost this process more CPU).
+        flood(res, Buffer.alloc(1024 * 1024, 'a'));
         return;
       case 'flood-length':
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(GIB), ...RATE_HEADERS });
