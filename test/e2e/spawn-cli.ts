@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { FakeClock } from '../clock.js';
+import { createTask as postToSandbox } from '../sandbox/sandbox-calls.js';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
 import { waitFor } from '../wait-for.js';
 
@@ -257,13 +258,9 @@ export async function startWorld(options: SandboxOptions = {}): Promise<E2EWorld
       return (text ? JSON.parse(text) : undefined) as T;
     },
     async createTask(service, items) {
-      const response = await fetch(`${sandbox.url}/tasks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-        body: JSON.stringify({ service, items }),
-      });
-      if (response.status !== 201) throw new Error(`POST /tasks answered ${response.status}: ${await response.text()}`);
-      return ((await response.json()) as { data: { id: number; created_at: string } }).data;
+      const { status, body } = await postToSandbox(sandbox, items, service);
+      if (status !== 201) throw new Error(`POST /tasks answered ${status}: ${JSON.stringify(body)}`);
+      return (body as { data: { id: number; created_at: string } }).data;
     },
     async close() {
       await sandbox.close();

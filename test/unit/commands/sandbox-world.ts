@@ -11,6 +11,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { Clock } from '../../../src/lib/time.js';
 import { ctrlCWhen, FakeClock } from '../../clock.js';
+import { createTask } from '../../sandbox/sandbox-calls.js';
 import { runTaskctl, type RunOptions, type RunResult } from './run-in-process.js';
 
 interface SandboxTask {
@@ -37,8 +38,14 @@ export interface World<C extends Clock = FakeClock> {
   run: (argv: string[], options?: Omit<RunOptions, 'env' | 'clock'>) => Promise<RunResult>;
   env: Record<string, string>;
   tasks: () => Promise<SandboxTask[]>;
-  /** Every item of the sandbox's tasks, each with how many tasks hold it (exactly-once checks). */
-  itemCounts: () => Promise<Map<string, number>>;
+  /**
+   * Every item of the sandbox's tasks, each with how many tasks hold it (exactly-once checks); the tasks of `skip` are
+   * not read (a busy account's tasks of another client, whose items the test knows: reading a hundred of them cost more
+   * than the rest of such a check).
+   */
+  itemCounts: (skip?: ReadonlySet<number>) => Promise<Map<string, number>>;
+  /** How many tasks the sandbox holds, without reading them (`tasks()` reads and checks every one). */
+  taskCount: () => Promise<number>;
   /** POST /tasks requests the sandbox has received so far. */
   posts: () => Promise<number>;
   fault: (fault: Fault) => Promise<void>;
@@ -83,8 +90,9 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
   });
   const env = { TASKCTL_BASE_URL: sandbox.url, TASKCTL_API_KEY: sandbox.apiKey };
   // undici's request rather than fetch: the campaign makes hundreds of these calls, and fetch costs several times more.
+  // The world's sandbox as it is now: restartWithoutState puts another in its place.
   const admin = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> => {
-    const response = await request(`${sandbox.origin}/__sandbox${path}`, {
+    const response = await request(`${world.sandbox.origin}/__sandbox${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? null : JSON.stringify(body),
@@ -100,14 +108,16 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     env,
     run: (argv, runOptions = {}) => runTaskctl(argv, { ...runOptions, env, clock }),
     tasks: async () => ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks,
-    async itemCounts() {
+    async itemCounts(skip = new Set<number>()) {
       const counts = new Map<string, number>();
       for (const { id } of ((await admin('GET', '/state')) as { tasks: SandboxTask[] }).tasks) {
+        if (skip.has(id)) continue;
         const { task } = (await admin('GET', `/tasks/${id}`)) as { task: { items: Array<{ target: string }> } };
         for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
       }
       return counts;
     },
+    taskCount: async () => ((await admin('GET', '/state?tasks=false')) as { taskCount: number }).taskCount,
     posts: async () =>
       ((await admin('GET', '/stats')) as { requests: Record<string, number> }).requests['POST /api/v1/tasks'] ?? 0,
     fault: async (fault) => {
@@ -121,7 +131,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     },
     rotateKey: async () => ((await admin('POST', '/rotate-key')) as { apiKey: string }).apiKey,
     createTask: async (service, items) => {
-      await postTask(sandbox, service, items);
+      await postTask(world.sandbox, service, items);
     },
     // The world's sandbox now: one restarted in its place (restartWithoutState) is the one closed.
     close: () => world.sandbox.close(),
@@ -134,46 +144,9 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
  * `sandboxRun`): its id. For a test whose subject is what a command does with tasks on the account, not how they came.
  */
 export async function postTask(sandbox: RunningSandbox, service: string, items: string[]): Promise<number> {
-  const response = await request(`${sandbox.url}/tasks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-    body: JSON.stringify({ service, items }),
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 201) throw new Error(`POST /tasks: ${response.statusCode} ${text}`);
-  return (JSON.parse(text) as { data: { id: number } }).data.id;
-}
-
-/**
- * `world.itemCounts()` without reading the tasks of `skip`: the test's own tasks of another client (a busy account, made
- * with `world.createTask`), whose items it knows. Reading a hundred of them cost more than the rest of such a check.
- */
-export async function itemCountsSkipping(world: World, skip: ReadonlySet<number>): Promise<Map<string, number>> {
-  const read = async (path: string): Promise<unknown> => {
-    const response = await request(`${world.sandbox.origin}/__sandbox${path}`);
-    const json: unknown = await response.body.json();
-    if (response.statusCode >= 300)
-      throw new Error(`admin GET ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const counts = new Map<string, number>();
-  for (const { id } of await world.tasks()) {
-    if (skip.has(id)) continue;
-    const { task } = (await read(`/tasks/${id}`)) as { task: { items: Array<{ target: string }> } };
-    for (const item of task.items) counts.set(item.target, (counts.get(item.target) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/**
- * How many tasks the world's sandbox holds, without reading them (`world.tasks()` reads and checks every one: on a busy
- * account of a hundred tasks, more than a count needs).
- */
-export async function taskCount(world: World): Promise<number> {
-  const response = await request(`${world.sandbox.origin}/__sandbox/state?tasks=false`);
-  const json = (await response.body.json()) as { taskCount: number };
-  if (response.statusCode >= 300) throw new Error(`admin GET /state: ${response.statusCode} ${JSON.stringify(json)}`);
-  return json.taskCount;
+  const { status, body } = await createTask(sandbox, items, service);
+  if (status !== 201) throw new Error(`POST /tasks: ${status} ${JSON.stringify(body)}`);
+  return (body as { data: { id: number } }).data.id;
 }
 
 /**

@@ -8,14 +8,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
-import {
-  itemCountsSkipping,
-  postTask,
-  stoppedByCtrlC,
-  taskCount,
-  worldEachTest,
-  type World,
-} from '../sandbox-world.js';
+import { postTask, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -70,13 +63,13 @@ async function goneOnBusyAccount(): Promise<{ id: string; path: string; journal:
 
 /** Each of ITEMS bought once, or `times[item]` times; the busy tasks, whose items are the test's own, not read. */
 async function eachBought(busy: ReadonlySet<number>, times: Record<string, number>): Promise<void> {
-  const counts = await itemCountsSkipping(world, busy);
+  const counts = await world.itemCounts(busy);
   for (const item of ITEMS) expect(counts.get(item), item).toBe(times[item] ?? 1);
 }
 
 it('each hint followed in turn leads on, never back to a refusal met: the journal put back, each item bought once', async () => {
   const { id, path, journal, busy } = await goneOnBusyAccount();
-  const tasks = await taskCount(world);
+  const tasks = await world.taskCount();
   const gone = await run(['resume', id, '-y']);
   expect(gone.code, gone.stderr).toBe(2);
   const [looking] = commands(gone.stderr);
@@ -90,7 +83,7 @@ it('each hint followed in turn leads on, never back to a refusal met: the journa
   expect(back).toEqual(['resume', id, '--yes']);
   expect(forget).toEqual(['resume', id, '--yes', '--forget-gone-journal', '--no-reuse']);
   expect(unsearched.stderr).not.toMatch(/--reuse-window \d+m, a window|resume \S+ (--yes )?--no-reuse/);
-  expect(await taskCount(world)).toBe(tasks);
+  expect(await world.taskCount()).toBe(tasks);
   // A resume without the lookup is still refused: the gone journal is still the job's place.
   for (const argv of [
     ['resume', id, '-y', '--no-reuse'],
@@ -101,14 +94,14 @@ it('each hint followed in turn leads on, never back to a refusal met: the journa
     expect(refused.code, `${argv.join(' ')}: ${refused.stderr}`).toBe(2);
     expect(refused.stderr).toContain('which is gone');
   }
-  expect(await taskCount(world)).toBe(tasks);
+  expect(await world.taskCount()).toBe(tasks);
   // The first way, as printed: the journal put back, then the resume named.
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, journal);
   const resumed = await run(back ?? []);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain(`job ${id}: the tasks of 1 chunk taken from ${path}`);
-  expect(await taskCount(world)).toBe(tasks + 2);
+  expect(await world.taskCount()).toBe(tasks + 2);
   await eachBought(busy, {});
 });
 

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, realpathSync, utimesSync } from 'node:fs
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { MAX_CANDIDATE_READS } from '../../../../src/core/reconcile.js';
-import { jobStoppedByBalance, restartWithoutState, taskCount, worldEachTest, type World } from '../sandbox-world.js';
+import { jobStoppedByBalance, restartWithoutState, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -112,7 +112,7 @@ it('the lookup let past the pruned copy meets a busy account (exit 9): never "pu
   // reads end on them, the tasks of the job's chunks left unread (exit 9). Three fewer and it reads all three of the
   // copy's tasks and goes on.
   for (let i = 0; i < MAX_CANDIDATE_READS; i++) await world.createTask(S, [`busy-${i}.com`]);
-  const tasks = await taskCount(world);
+  const tasks = await world.taskCount();
   const refused = await run(['resume', id, '-y']);
   expect(refused.code, refused.stderr).toBe(2);
   const looking = commands(refused.stderr)[0] ?? [];
@@ -133,7 +133,7 @@ it('the lookup let past the pruned copy meets a busy account (exit 9): never "pu
   expect(commands(unsearched.stderr)).toEqual([]);
   expect(unsearched.stderr).toContain('nothing of the job is left to buy');
   expect(unsearched.stderr).not.toContain('--forget-gone-journal');
-  expect(await taskCount(world)).toBe(tasks);
+  expect(await world.taskCount()).toBe(tasks);
 });
 
 it('a copy that ended lost and was pruned: the refusal says it ended lost there, not finished, with the same lookup', async () => {
