@@ -21,6 +21,7 @@ import { parseTimestamp } from '../../lib/timestamp.js';
 import type { ItemCounts } from '../../lib/task-state.js';
 import type { Clock } from '../../lib/time.js';
 import { counted } from '../../output/plural.js';
+import { CreationTimes } from './creation-times.js';
 import { TaskPace } from './pace.js';
 import { finishedItemCount, withItemCounts } from './item-counts.js';
 import type { TaskReader } from './reader.js';
@@ -248,12 +249,6 @@ interface PageRead {
   foundIds: number[];
 }
 
-/**
- * The most `created_at` texts kept with their instants (`Follower.creationTime`): more than one round reads (page 1 and
- * a catch-up's CATCH_UP_PAGES, 1,100 tasks).
- */
-const PARSED_TIMES = 2000;
-
 /** The listing is read from page 1 on every discovery; this key times discovery like a task. */
 const DISCOVERY = 'discovery';
 /** The least time a request gets before the outage tolerance cuts it (see readerUntilGiveUp). */
@@ -304,8 +299,8 @@ class Follower {
   private pageFell = false;
   /** The sweep under way on a listing in no order of creation. */
   private sweepNow: Sweep | undefined;
-  /** Instants of the `created_at` texts read lately (`creationTime`), emptied past PARSED_TIMES. */
-  private readonly parsedTimes = new Map<string, number>();
+  /** Instants of the `created_at` texts read lately, each parsed once. */
+  private readonly creationTimes = new CreationTimes();
   /** When the last discovery ended with tasks still missing (the sweep's time runs on until the next), else undefined. */
   private missingSince: number | undefined;
   /** `onBehind` was called (it is said once). */
@@ -568,7 +563,7 @@ class Follower {
     return (
       read.tasks.length > 0 &&
       read.tasks.length === read.found + read.tasks.filter(isNews).length &&
-      read.tasks.every((task) => (this.creationTime(task.created_at) ?? Infinity) >= since)
+      read.tasks.every((task) => (this.creationTimes.of(task.created_at) ?? Infinity) >= since)
     );
   }
 
@@ -690,7 +685,7 @@ class Follower {
       const doubtful = twice.has(task.id);
       if (this.watchAll && !discovered.has(task.id)) {
         // Parsed once, for the order and the discovery.
-        const at = this.creationTime(task.created_at);
+        const at = this.creationTimes.of(task.created_at);
         if (!this.unordered) last = this.noteOrder(at, last);
         if (doubtful) discovered.add(task.id);
         const found = doubtful ? this.discoverDoubtful(task, at, now) : this.discoverTask(task, at, now);
@@ -712,20 +707,6 @@ class Follower {
     // A task that finished on this page is followed no more: its page is not worth knowing.
     this.pages.recordPage(page, meta, here, (id) => this.watched.has(id));
     return { tasks, found: foundIds.length, foundIds };
-  }
-
-  /**
-   * A task's `created_at` as an instant (`parseTimestamp`), each text parsed once: the same page is listed again every
-   * round, with the same times.
-   */
-  private creationTime(text: string): number | undefined {
-    const known = this.parsedTimes.get(text);
-    if (known !== undefined) return known;
-    const at = parseTimestamp(text);
-    if (at === undefined) return undefined;
-    if (this.parsedTimes.size >= PARSED_TIMES) this.parsedTimes.clear();
-    this.parsedTimes.set(text, at);
-    return at;
   }
 
   private guard(page: number, meta: PageMeta, tasks: Task[], walk: PageWalkGuard<Task> | undefined): void {
