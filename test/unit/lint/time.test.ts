@@ -131,7 +131,8 @@ describe('time in tests', () => {
   });
 
   it('catches each kind, and not what only looks like one', () => {
-    // Each offence is put together from pieces, so this file holds none itself and is checked like the others.
+    // Each offence, and each line that only looks like one, is put together from pieces, so this file holds none itself
+    // and is checked like the others (and a search for real sleeps in unit tests does not find this file's examples).
     const bad = [
       ['await new Promise((resolve) => set', 'Timeout(resolve, 200));'],
       ['import { set', "Timeout as sleep } from 'node:timers", "/promises';"],
@@ -162,8 +163,8 @@ describe('time in tests', () => {
     ]);
     const fine = [
       ['// a 200 ms set', 'Timeout( here would be a real sleep'].join(''),
-      'await clock.sleep(1000);',
-      "exec: 'sleep 5',",
+      ['await clock.sl', 'eep(1000);'].join(''),
+      ["exec: 'sl", "eep 5',"].join(''),
       'const clock = new FakeClock({ start: T0 + 5 });',
       "vi.useFakeTimers({ toFake: ['setInterval'] });",
       'const stamps = lines.map((line) => Date.parse(line.split(" ")[0]));',
@@ -172,8 +173,8 @@ describe('time in tests', () => {
       "import { FakeClock } from '../../clock.js';",
       ['const leap = Date.', 'UTC(2024, 1, 29); // time-lint: a date (29 February)'].join(''),
       ['const booted = Date.', 'now() - uptime() * 1000; // time-lint: system time (boot time)'].join(''),
-      'await sleep(100);',
-      'sleep(ms).then(() => {',
+      ['await sl', 'eep(100);'].join(''),
+      ['sl', 'eep(ms).then(() => {'].join(''),
       'const at = new Date(T0 + 5_000);',
       'lastSeenAt.now(',
       'clock: { now: () => 0, sleep: unused }, // a clock the command must not sleep on',
