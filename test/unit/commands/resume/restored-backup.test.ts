@@ -25,6 +25,14 @@ async function eachBoughtOnce(): Promise<void> {
   for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
 }
 
+/** `hint` run as printed: it ends (exit 0), sends no create past the `posts` already made, and each item is in one task. */
+async function followedPaysNothing(hint: string | undefined, posts: number): Promise<void> {
+  const followed = await run((hint ?? '').split(' '));
+  expect(followed.code, followed.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+  await eachBoughtOnce();
+}
+
 /**
  * Job J (four one-item chunks, chunk 1 created, stopped by the balance), its state directory backed up, then finished
  * by `taskctl resume J --yes` (chunks 2–4), then the backup put back in its place.
@@ -78,10 +86,7 @@ it('past the ledger memory, the journal put back is refused (exit 9, nothing sen
     refused.stderr,
   )?.[1];
   expect(hint).toBe(`resume ${id} --yes --reuse-window 22m`);
-  const followed = await run((hint ?? '').split(' '));
-  expect(followed.code, followed.stderr).toBe(0);
-  expect(await world.posts()).toBe(posts);
-  await eachBoughtOnce();
+  await followedPaysNothing(hint, posts);
 });
 
 it('a --journal FILE put back in place from an earlier copy is refused the same way past the ledger memory', async () => {
@@ -106,10 +111,7 @@ it('a --journal FILE put back in place from an earlier copy is refused the same 
   // Its hint names the journal as given, with the lookup: followed as printed, nothing is bought again.
   const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(refused.stderr)?.[1];
   expect(hint).toBe(`resume ${journal} --yes --reuse-window 22m`);
-  const followed = await run((hint ?? '').split(' '));
-  expect(followed.code, followed.stderr).toBe(0);
-  expect(await world.posts()).toBe(posts);
-  await eachBoughtOnce();
+  await followedPaysNothing(hint, posts);
 });
 
 it('a chunk the ledger no longer names a task for when its turn comes stops the run (exit 9): never sent again', async () => {
@@ -134,8 +136,5 @@ it('a chunk the ledger no longer names a task for when its turn comes stops the 
   // The way on is the look on the service, as past the ledger memory: followed as printed, nothing is bought again.
   const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(stopped.stderr)?.[1];
   expect(hint, stopped.stderr).toMatch(new RegExp(`^resume ${id} --yes --reuse-window \\d+m$`));
-  const followed = await run((hint ?? '').split(' '));
-  expect(followed.code, followed.stderr).toBe(0);
-  expect(await world.posts()).toBe(posts);
-  await eachBoughtOnce();
+  await followedPaysNothing(hint, posts);
 });
