@@ -11,7 +11,7 @@ import { formatDuration } from '../../lib/duration.js';
 import { isTerminal, disagreeingCountsWarner, unknownStatusWarner } from '../../lib/task-state.js';
 import { answerDoubtWarnings, nameFailedTasks } from './failed-tasks.js';
 import { printTaskItems } from '../task-results.js';
-import { BEFORE_FIRST_ANSWER, idArgs } from './outcome.js';
+import { BEFORE_FIRST_ANSWER, idArgs, resumeHint, stillRunningMessage, waitExitCode } from './outcome.js';
 import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
@@ -217,7 +217,6 @@ export async function stoppedReadingIds(
   ids: readonly number[],
   options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>,
 ): Promise<void> {
-  const { resumeHint } = await import('./outcome.js');
   const command = await idListCommand(ctx, { reason: 'interrupted', unfinished: [...ids] });
   const line = sandboxAwareHint(
     ctx.ephemeralSandbox,
@@ -254,7 +253,6 @@ async function saidKeyRefused(
     return task === undefined || !isTerminal(task);
   });
   if (unfinished.length === 0) return false;
-  const { stillRunningMessage } = await import('./outcome.js');
   ctx.printer.error(error.message, sandboxAwareHint(ctx.ephemeralSandbox, error.hint));
   const command = options.resumeCommand ?? (await idListCommand(ctx, { reason: 'interrupted', unfinished }));
   const next = sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(unfinished, resumeFlagsOf(options), command));
@@ -286,15 +284,13 @@ export async function waitForTasks(
   // Polling for minutes or hours keeps to 100/min (docs/behaviour.md#pacing-and-the-rate-limit) when the server states
   // no budget (api/rate-limit.ts).
   api.rateLimiter.steady();
-  const [{ followTasks }, { waitExitCode, resumeHint }, { startLogGroup }, { FollowDisplay }, unknown, outage] =
-    await Promise.all([
-      import('./follow.js'),
-      import('./outcome.js'),
-      import('../../output/progress.js'),
-      import('./display.js'),
-      import('./unknown-status.js'),
-      import('./outage.js'),
-    ]);
+  const [{ followTasks }, { startLogGroup }, { FollowDisplay }, unknown, outage] = await Promise.all([
+    import('./follow.js'),
+    import('../../output/progress.js'),
+    import('./display.js'),
+    import('./unknown-status.js'),
+    import('./outage.js'),
+  ]);
   const outageToleranceMs = outage.resolveOutageTolerance(
     options.outageTolerance,
     (await ctx.settings()).outageTolerance,
