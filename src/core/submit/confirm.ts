@@ -109,7 +109,8 @@ function noPromptWhy(ctx: Prompts & Service & Output): string {
   return 'there is no terminal to confirm on';
 }
 
-function totalEstimate(batches: readonly PricedBatch[]): number {
+/** What the batches cost together, in coins (by the service's prices). */
+export function totalEstimate(batches: readonly PricedBatch[]): number {
   return batches.reduce((sum, b) => sum + b.estimate, 0);
 }
 

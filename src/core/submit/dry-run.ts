@@ -2,7 +2,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Output, Service } from '../capabilities.js';
 import { idsOnly } from '../quiet.js';
-import { refuseAboveBalance } from './confirm.js';
+import { refuseAboveBalance, totalEstimate } from './confirm.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';
 
@@ -29,7 +29,7 @@ export async function dryRun(
     };
   });
   // -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`.
-  if (idsOnly(ctx.globals)) ctx.printer.line(String(batches.reduce((sum, batch) => sum + batch.estimate, 0)));
+  if (idsOnly(ctx.globals)) ctx.printer.line(String(totalEstimate(batches)));
   // Several services (a retry): -o json is one array, not several documents.
   else if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
   else {
