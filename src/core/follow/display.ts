@@ -144,10 +144,7 @@ export class FollowDisplay {
 
   /** An answer that is no task's (a page of the task list): the stall, if any, is over. */
   heard(): void {
-    this.lastAnswerAt = this.options.clock.now();
-    this.answered = true;
-    this.trouble = undefined;
-    if (this.options.progress.mode === 'live') this.options.progress.refresh();
+    this.answeredAt(this.options.clock.now());
   }
 
   /** Every observation: fresh counts, rate and ETA for the live block (plain mode prints on `change` only). */
@@ -161,9 +158,14 @@ export class FollowDisplay {
       begin: seen?.begin === undefined || (begin !== undefined && begin < seen.begin) ? begin : seen.begin,
       shown: seen?.shown ?? 0,
     });
-    this.lastAnswerAt = Math.max(this.lastAnswerAt, change.at);
+    this.answeredAt(change.at);
+  }
+
+  /** An answer came at `at`: the round has waited no longer than that, and any stall or failure shown is over. */
+  private answeredAt(at: number): void {
+    this.lastAnswerAt = Math.max(this.lastAnswerAt, at);
     this.answered = true;
-    if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, change.at);
+    if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, at);
     this.trouble = undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
