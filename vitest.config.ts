@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongTiersFirst from './test/setup/long-tiers-first.js';
+import LongTiersFirst from './test/setup/spread-long-files.js';
 
 export default defineConfig({
   test: {
