@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongTiersFirst from './test/setup/spread-long-files.js';
+import SpreadLongFiles from './test/setup/spread-long-files.js';
 
 export default defineConfig({
   test: {
@@ -18,9 +18,9 @@ export default defineConfig({
     globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/shared-code-cache.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
-    // The long tiers (hardening, e2e, browser, sandbox) first, so the run does not end on one long file alone; CI has
-    // no results cache to order by duration (test/setup/long-tiers-first.ts).
-    sequence: { sequencer: LongTiersFirst },
+    // Without a results cache (CI), the long tiers' files (browser, hardening, e2e, sandbox), which wait much of their
+    // time, spread among the unit files, which are all CPU, so the cores stay busy (test/setup/spread-long-files.ts).
+    sequence: { sequencer: SpreadLongFiles },
     projects: [
       {
         extends: true,

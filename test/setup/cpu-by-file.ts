@@ -4,7 +4,9 @@
  * worker's CPU during the test), and after the file `file  WORKER  CHILDREN  WALL  PATH`: the worker's CPU during the
  * file, and that of the processes it started and waited for (spawned `taskctl`, npm, chromium with its helpers; not
  * tmux's servers, which detach); then `split  USER  SYSTEM  CHILD_USER  CHILD_SYSTEM  FAULTS  PATH`, the same CPU split
- * into user and system time, and the worker's minor page faults during the file (each costs several µs in a VM). With isolate: false a worker runs one file at a time, so a file's figures are its own;
+ * into user and system time, and the worker's minor page faults during the file (each costs several µs in a VM); then
+ * `span  START  END  PID  PATH`, when the file began and ended (seconds since the epoch) in which worker, to lay the
+ * files beside a machine's busy cores second by second (where the cores idled, which files were running). With isolate: false a worker runs one file at a time, so a file's figures are its own;
  * a test's are muddled by the tests that run beside it (`concurrent`). Linux only (`/proc/self/stat`).
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
@@ -30,10 +32,12 @@ export function recordCpuByFile(log: string): void {
   const path = () => (expect.getState().testPath ?? '?').replace(/^.*?\/test\//, 'test/');
   let atStart: number[] = [];
   let wallAtStart = 0;
+  let wallStartEpoch = 0;
   let testStart = 0;
   beforeAll(() => {
     atStart = cpuTimes();
     wallAtStart = performance.now();
+    wallStartEpoch = Date.now();
   });
   beforeEach(() => {
     testStart = cpuNow();
@@ -50,7 +54,8 @@ export function recordCpuByFile(log: string): void {
     appendFileSync(
       log,
       `file\t${(user + system).toFixed(2)}\t${(childUser + childSystem).toFixed(2)}\t${wall.toFixed(2)}\t${path()}\n` +
-        `split\t${split}\t${faults}\t${path()}\n`,
+        `split\t${split}\t${faults}\t${path()}\n` +
+        `span\t${(wallStartEpoch / 1000).toFixed(2)}\t${(Date.now() / 1000).toFixed(2)}\t${process.pid}\t${path()}\n`,
     );
   });
 }

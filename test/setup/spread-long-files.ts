@@ -1,16 +1,28 @@
 /**
- * vitest sequencer. Where vitest's results cache knows every file's last duration (a local rerun, each run of
- * `npm run test:load` after the first), its own order: the longest first. Where it does not (CI has no cache), vitest
- * would start the largest files first, and small long files (a real terminal, a signal) started among the last; then
- * the tiers whose files are long (real processes, real terminals, a browser, loopback servers in real time) start
- * first, the largest first within a tier, so the run ends on short unit files that fill both cores, not on one long
- * file alone. The files of the 'isolated' project stay first: a worker of the shared project is kept for the next
- * file only when that file is also one of the shared project's.
+ * vitest sequencer: the order files start in (docs/performance.md#the-test-suite).
+ *
+ * Where vitest's results cache knows every file's last duration (a local rerun, each run of `npm run test:load` after
+ * the first), its own order: the longest first. Where it does not (CI has no cache), the files of the long tiers (real
+ * processes, real terminals, a browser, loopback servers in real time) are spread among the unit files, over the first
+ * three fifths of the unit files' bytes. A long file spends much of its time waiting (on a spawned process, a terminal's
+ * screen, a budget in real time) while a unit file is all CPU, so with both kinds running at once the two cores stay
+ * busy; started all first, three waiting files at once left the cores a quarter idle for seconds at a time. They still
+ * all start well before the end, so the run does not end on one long file alone. Within the long files, the terminal
+ * files (tmux: each waits on screens for seconds) are spread among the others, so two of them seldom run at once.
+ *
+ * The files of the 'isolated' project stay first: a worker of the shared project is kept for the next file only when
+ * that file is also one of the shared project's.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const LONG_TIERS = ['test/hardening/', 'test/e2e/', 'test/browser/', 'test/sandbox/'];
+/** The long tiers, in the order their files start: the browser's one file is the longest of all. */
+const LONG_TIERS = ['test/browser/', 'test/hardening/', 'test/e2e/', 'test/sandbox/'];
+/** The share of the unit files' bytes over which the long files start. */
+const LONG_FILES_SPAN = 0.6;
+/** The share of the long files over which the terminal files start (none among the last long files). */
+const TERMINAL_FILES_SPAN = 0.75;
 
 function tier(spec: TestSpecification): number {
   const path = spec.moduleId.replaceAll('\\', '/');
@@ -18,14 +30,44 @@ function tier(spec: TestSpecification): number {
   return index === -1 ? LONG_TIERS.length : index;
 }
 
-export default class LongTiersFirst extends BaseSequencer {
+/** Whether the test file at `path` drives a real terminal (it imports test/e2e/tmux.ts). */
+export const isTerminalFile = (path: string) => readFileSync(path, 'utf8').includes("/tmux.js'");
+
+/**
+ * `into` with `spread` merged in, in their own orders: the k-th of n files of `spread` starts once the files of `into`
+ * before it hold k/n × `span` of `into`'s weight.
+ */
+export function spreadInto<T>(into: T[], spread: T[], span: number, weight: (item: T) => number = () => 1): T[] {
+  const total = into.reduce((sum, item) => sum + weight(item), 0);
+  const merged: T[] = [];
+  let done = 0;
+  let next = 0;
+  for (const item of into) {
+    while (next < spread.length && (next / spread.length) * span * total <= done) merged.push(spread[next++]!);
+    merged.push(item);
+    done += weight(item);
+  }
+  return [...merged, ...spread.slice(next)];
+}
+
+export default class SpreadLongFiles extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const ordered = await super.sort(files);
     const known = (spec: TestSpecification) =>
       this.ctx.cache.getFileTestResults(`${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`);
     if (files.every(known)) return ordered;
-    const rank = (spec: TestSpecification) => (spec.project.config.isolate ? 0 : 1 + tier(spec));
-    // Array.prototype.sort is stable: vitest's order is kept within a rank.
-    return ordered.sort((a, b) => rank(a) - rank(b));
+    // Without a cache vitest starts the largest files first; Array.prototype.sort is stable, so that order is kept
+    // within a tier.
+    const isolated = ordered.filter((spec) => spec.project.config.isolate);
+    const shared = ordered.filter((spec) => !spec.project.config.isolate);
+    const long = shared.filter((spec) => tier(spec) < LONG_TIERS.length).sort((a, b) => tier(a) - tier(b));
+    const unit = shared.filter((spec) => tier(spec) === LONG_TIERS.length);
+    const terminal = long.filter((spec) => isTerminalFile(spec.moduleId));
+    const longSpread = spreadInto(
+      long.filter((spec) => !terminal.includes(spec)),
+      terminal,
+      TERMINAL_FILES_SPAN,
+    );
+    return [...isolated, ...spreadInto(unit, longSpread, LONG_FILES_SPAN, (spec) => statSync(spec.moduleId).size)];
   }
 }
