@@ -86,6 +86,10 @@ export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline)
     let verdict: Verdict<T>;
     try {
       const ex = await sendAttempt(wire, spec, attempt, deadline, budgetEnd);
+      // Cut by the deadline's timer: the deadline is reached, though the clock may read a moment before it (a timer
+      // can fire a little early by the clock), so no later call of this view or client sends with a millisecond left.
+      if (ex.kind === 'failure' && ex.code === DEADLINE_CODE && limit.at !== undefined)
+        limit.at = Math.min(limit.at, clock.now());
       if (spec.seen) spec.seen.last = ex.kind === 'response' ? ex : undefined;
       verdict = judge(ctx, spec, ex, attempt);
       // The limiter learns from every answer in this one place: the budget headers, and a 429's "not before".
@@ -101,7 +105,7 @@ export async function call<T>(wire: Wire, spec: RequestSpec<T>, limit: Deadline)
       attempt,
       waitMs: verdict.waitMs,
       now: clock.now(),
-      deadline,
+      deadline: limit.at,
       deadlineMovesWithWaits: limit.pausesForRateLimit,
       budgetEnd,
     });

@@ -749,6 +749,25 @@ describe.concurrent('wire', () => {
       }
     });
 
+    it('W25d a budget its timer cut is spent, though the clock reads a moment before its end: no second request', async () => {
+      // The cut is a timer and the deadline a reading of the clock: a timer may fire a little before the clock has
+      // moved as far (libuv's cached loop time, a clock that runs slow). create's snapshot tries its list once more
+      // after a failure, and that second read must not go out with a millisecond of budget left.
+      const server = await scriptedServer((_req, res) => stall(res, JSON.stringify(BALANCE_OK)));
+      try {
+        const start = Date.now();
+        const slow: Clock = { ...systemClock, now: () => start + (Date.now() - start) * 0.8 };
+        const api = client(server.origin, { clock: slow }).withBudget(300);
+        const first = await api.getBalance().catch((e: unknown) => e);
+        expect((first as Error).message).toMatch(/before the deadline/);
+        const second = await api.getBalance().catch((e: unknown) => e);
+        expect((second as Error).message).toMatch(/deadline/);
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('W25b withDeadline: a view of a client without deadline gets one (for the wait after a create)', async () => {
       const server = await scriptedServer((_req, res) => stall(res, JSON.stringify(BALANCE_OK)));
       try {
