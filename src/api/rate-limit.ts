@@ -161,7 +161,8 @@ export class RateLimiter {
   #lastServerResetMs: number | undefined;
   /**
    * The server's window as its resets show it, when not the documented minute: `short` (shorter, its length not known)
-   * or its length in ms (the first answer of a window came just after the last one's reset). Undefined: the minute.
+   * or its length in ms (the first answer of a window came just after the last one's reset). Undefined: no other
+   * window shown, which is the minute only once `#minuteShown` says so (before that, its length is not known).
    */
   #windowShown: number | 'short' | undefined;
   /**
