@@ -17,7 +17,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The long tiers, in the order their files start: the browser's one file is the longest of all. */
+/** The long tiers, in the order their files start: the browser's one file is among the longest of all. */
 const LONG_TIERS = ['test/browser/', 'test/hardening/', 'test/e2e/', 'test/sandbox/'];
 /** The share of the unit files' bytes over which the long files start. */
 const LONG_FILES_SPAN = 0.6;
