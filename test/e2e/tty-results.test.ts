@@ -140,7 +140,12 @@ async function stoppedMidWait(sandbox: ChildProcess, homeEnv: Record<string, str
   try {
     await running.until(/processing .* [1-9]\d*\/30/);
     sandbox.kill('SIGSTOP');
-    const stopped = await running.until(/polling, last answer \d+(\.\d)?s ago/, 20_000);
+    // The whole head line and the reason's first line below it: a screen read while tmux is still drawing a frame
+    // holds the head over the end of the row it replaces (`! polling, last answer 1s ago░░░ 3%  1/30`).
+    const stopped = await running.until(
+      /^! polling, last answer \d+(\.\d)?s ago( \(giving up in \S+\))?\n {2}reading task \d+: /m,
+      20_000,
+    );
     const line = stopped.split('\n').find((text) => /task \d+ processing/.test(text)) ?? '';
     const [, percent, done] = /(\d+)% +(\d+)\/30/.exec(line) ?? [];
     // The percent is the reported count's, not an extrapolation; no rate or time left while nothing is known.
