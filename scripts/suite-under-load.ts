@@ -1,9 +1,9 @@
 /**
  * The suite on a machine under load ("green 5 runs out of 5 while two busy loops per core load the machine", see
  * docs/performance.md#the-test-suite): starts `--loops-per-core` busy loops per core (default 2), runs vitest `--runs`
- * times (default 5) without its results cache, as CI runs it, and prints each run's result, its wall time, vitest's
- * own duration and the load average when it started. Arguments after a second `--` go to vitest (`-- --maxWorkers=2`,
- * a folder). The loops are killed when the script ends, however it ends.
+ * times (default 5), and prints each run's result, its wall time, vitest's own duration and the load average when it
+ * started. Arguments after a second `--` go to vitest (`-- --maxWorkers=2`, a folder). The loops are killed when the
+ * script ends, however it ends.
  *
  *   npm run test:load [-- --runs 5 --loops-per-core 2 [-- <vitest arguments>]]
  */
@@ -34,9 +34,7 @@ const results: string[] = [];
 for (let run = 1; run <= runs; run++) {
   const load = (loadavg()[0] ?? 0).toFixed(1);
   const started = Date.now();
-  // Without vitest's results cache, as on CI: every run starts its files in CI's order (test/setup/spread-long-files.ts),
-  // not the longest first by the run before.
-  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot', '--no-cache', ...vitestArgs], {
+  const vitest = spawnSync('npx', ['vitest', 'run', '--reporter', 'dot', ...vitestArgs], {
     encoding: 'utf8',
     env: process.env,
     maxBuffer: 256 * 1024 * 1024,

@@ -1,20 +1,20 @@
 /**
- * vitest sequencer: the order files start in (docs/performance.md#the-test-suite).
+ * vitest sequencer: the order files start in (docs/performance.md#the-test-suite), the same on every machine, with or
+ * without vitest's results cache, so a run on CI (which has none) can be replayed locally in its order.
  *
- * Where vitest's results cache knows every file's last duration (a local rerun, each run of `npm run test:load` after
- * the first), its own order: the longest first. Where it does not (CI has no cache), the files of the long tiers (real
- * processes, real terminals, a browser, loopback servers in real time) are spread among the unit files, over the first
- * three fifths of the unit files' bytes. A long file spends much of its time waiting (on a spawned process, a terminal's
- * screen, a budget in real time) while a unit file is all CPU, so with both kinds running at once the two cores stay
- * busy; started all first, three waiting files at once left the cores a quarter idle for seconds at a time. They still
- * all start well before the end, so the run does not end on one long file alone. Within the long files, the terminal
- * files (tmux: each waits on screens for seconds) are spread among the others, so two of them seldom run at once.
+ * The files of the long tiers (real processes, real terminals, a browser, loopback servers in real time) are spread
+ * among the unit files, over the first three fifths of the unit files' bytes. A long file spends much of its time
+ * waiting (on a spawned process, a terminal's screen, a budget in real time) while a unit file is all CPU, so with both
+ * kinds running at once the two cores stay busy; started all first (as this sequencer did, and as vitest's own order by
+ * last duration does), three waiting files at once left the cores idle for seconds at a time. They still all start well
+ * before the end, so the run does not end on one long file alone. Within the long files, the terminal files (tmux: each
+ * waits on screens for seconds) are spread among the others, so two of them seldom run at once. Within each kind, the
+ * largest file first.
  *
  * The files of the 'isolated' project stay first: a worker of the shared project is kept for the next file only when
  * that file is also one of the shared project's.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The long tiers, in the order their files start: the browser's one file is among the longest of all. */
@@ -52,12 +52,10 @@ export function spreadInto<T>(into: T[], spread: T[], span: number, weight: (ite
 
 export default class SpreadLongFiles extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const ordered = await super.sort(files);
-    const known = (spec: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(`${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`);
-    if (files.every(known)) return ordered;
-    // Without a cache vitest starts the largest files first; Array.prototype.sort is stable, so that order is kept
-    // within a tier.
+    const sizes = new Map(files.map((spec) => [spec, statSync(spec.moduleId).size]));
+    const size = (spec: TestSpecification) => sizes.get(spec) ?? 0;
+    // Array.prototype.sort is stable: the order of the largest first is kept within each list below.
+    const ordered = [...files].sort((a, b) => size(b) - size(a));
     const isolated = ordered.filter((spec) => spec.project.config.isolate);
     const shared = ordered.filter((spec) => !spec.project.config.isolate);
     const long = shared.filter((spec) => tier(spec) < LONG_TIERS.length).sort((a, b) => tier(a) - tier(b));
@@ -68,6 +66,6 @@ export default class SpreadLongFiles extends BaseSequencer {
       terminal,
       TERMINAL_FILES_SPAN,
     );
-    return [...isolated, ...spreadInto(unit, longSpread, LONG_FILES_SPAN, (spec) => statSync(spec.moduleId).size)];
+    return [...isolated, ...spreadInto(unit, longSpread, LONG_FILES_SPAN, size)];
   }
 }
