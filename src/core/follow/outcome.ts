@@ -77,6 +77,18 @@ export function resumeHint(ids: readonly number[], flags: readonly string[] = []
   return [command ?? `taskctl wait ${idArgs(ids)}`, ...flags].join(' ');
 }
 
+/**
+ * The flags that decide a wait's exit code, as every hint that waits again repeats them (`taskctl wait … --until
+ * done`, `taskctl resume … --wait --any`): one list in one order for both.
+ */
+export function exitCodeFlags(options: { allowItemFailures?: boolean; until?: string; any?: boolean }): string[] {
+  return [
+    ...(options.allowItemFailures === true ? ['--allow-item-failures'] : []),
+    ...(options.until ? [`--until ${options.until}`] : []),
+    ...(options.any === true ? ['--any'] : []),
+  ];
+}
+
 /** What a wait stopped before its first answer says in place of `still running`: it knows no task's state. */
 export const BEFORE_FIRST_ANSWER = 'interrupted before the first answer';
 

@@ -11,7 +11,14 @@ import { formatDuration } from '../../lib/duration.js';
 import { isTerminal, disagreeingCountsWarner, unknownStatusWarner } from '../../lib/task-state.js';
 import { answerDoubtWarnings, nameFailedTasks } from './failed-tasks.js';
 import { printTaskItems } from '../task-results.js';
-import { BEFORE_FIRST_ANSWER, idArgs, resumeHint, stillRunningMessage, waitExitCode } from './outcome.js';
+import {
+  BEFORE_FIRST_ANSWER,
+  exitCodeFlags,
+  idArgs,
+  resumeHint,
+  stillRunningMessage,
+  waitExitCode,
+} from './outcome.js';
 import { idListCommand } from './id-list.js';
 import { fetchWithItems, writeReports, type ReportSpec } from '../../report/write.js';
 import { sandboxAwareHint } from '../sandbox-hint.js';
@@ -220,19 +227,10 @@ export async function stoppedReadingIds(
   const command = await idListCommand(ctx, { reason: 'interrupted', unfinished: [...ids] });
   const line = sandboxAwareHint(
     ctx.ephemeralSandbox,
-    `${BEFORE_FIRST_ANSWER}: ${resumeHint(ids, resumeFlagsOf(options), command)}`,
+    `${BEFORE_FIRST_ANSWER}: ${resumeHint(ids, exitCodeFlags(options), command)}`,
   );
   if (line !== undefined) ctx.printer.notice(line);
   ctx.exitCode = ExitCode.interrupted;
-}
-
-/** `--any`, `--until S`, `--allow-item-failures`: the flags a resume line repeats (each decides the exit code). */
-function resumeFlagsOf(options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>): string[] {
-  return [
-    options.any ? '--any' : '',
-    options.until ? `--until ${options.until}` : '',
-    options.allowItemFailures === true ? '--allow-item-failures' : '',
-  ].filter(Boolean);
 }
 
 /**
@@ -255,7 +253,7 @@ async function saidKeyRefused(
   if (unfinished.length === 0) return false;
   ctx.printer.error(error.message, sandboxAwareHint(ctx.ephemeralSandbox, error.hint));
   const command = options.resumeCommand ?? (await idListCommand(ctx, { reason: 'interrupted', unfinished }));
-  const next = sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(unfinished, resumeFlagsOf(options), command));
+  const next = sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(unfinished, exitCodeFlags(options), command));
   if (next !== undefined) ctx.printer.notice(next);
   ctx.exitCode = error.exitCode;
   return true;
@@ -363,7 +361,7 @@ export async function waitForTasks(
   // results.`, `[]`) that would read as an answer, only what the stop says.
   const listed = result.reason === 'done' ? result.tasks : shown;
   if (!idsOnly(ctx.globals) && listed.length > 0) await printOutcome(ctx, listed, result, options);
-  const resumeFlags = resumeFlagsOf(options);
+  const resumeFlags = exitCodeFlags(options);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);

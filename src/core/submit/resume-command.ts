@@ -1,5 +1,6 @@
 /** The `taskctl resume …` command a job's hints print, and the job as they name it. */
 import { shellWord } from '../../lib/shell-word.js';
+import { exitCodeFlags } from '../follow/outcome.js';
 import type { RemovedAs } from '../../store/job-places.js';
 
 /**
@@ -71,14 +72,9 @@ function tooOld(path: string): string {
   return `${path} is gone and the job started more than a year ago, further back than any --reuse-window reaches`;
 }
 
-/**
- * The wait flags that decide a wait's exit code (`--allow-item-failures`, `--until S`, `--any`), as a hint's command
- * carries them after its `--wait`.
- */
-export function waitFlags(options: { allowItemFailures?: boolean; until?: string; any?: boolean }): string {
-  return [
-    ...(options.allowItemFailures === true ? [' --allow-item-failures'] : []),
-    ...(options.until === undefined ? [] : [` --until ${options.until}`]),
-    ...(options.any === true ? [' --any'] : []),
-  ].join('');
+/** The flags that decide a wait's exit code (`exitCodeFlags`), as a hint's command carries them after its `--wait`. */
+export function waitFlags(options: Parameters<typeof exitCodeFlags>[0]): string {
+  return exitCodeFlags(options)
+    .map((flag) => ` ${flag}`)
+    .join('');
 }

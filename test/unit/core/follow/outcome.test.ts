@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
-import { waitExitCode } from '../../../../src/core/follow/outcome.js';
+import { exitCodeFlags, resumeHint, waitExitCode } from '../../../../src/core/follow/outcome.js';
+import { waitFlags } from '../../../../src/core/submit/resume-command.js';
 import { unknownStatusWarner } from '../../../../src/lib/task-state.js';
 
 const base = { service: 'domain_check_availability', cost: 2, created_at: '2025-01-01T00:00:00Z' };
@@ -85,5 +86,17 @@ describe('unknownStatusWarner', () => {
     expect(warnings).toEqual([
       'task 1 has status "COMPLETED", which the API does not document; taskctl reads it as completed',
     ]);
+  });
+});
+
+describe('exitCodeFlags: the flags every hint that waits again repeats', () => {
+  it('gives each flag that decides the exit code, in one order for `taskctl wait` and a `--wait` hint alike', () => {
+    const options = { any: true, until: 'done', allowItemFailures: true };
+    expect(exitCodeFlags(options)).toEqual(['--allow-item-failures', '--until done', '--any']);
+    expect(resumeHint([7], exitCodeFlags(options))).toBe('taskctl wait 7 --allow-item-failures --until done --any');
+    expect(`taskctl resume J --wait${waitFlags(options)}`).toBe(
+      'taskctl resume J --wait --allow-item-failures --until done --any',
+    );
+    expect(exitCodeFlags({ any: false, allowItemFailures: false })).toEqual([]);
   });
 });
