@@ -7,7 +7,7 @@ import type { Task } from '../../api/schemas.js';
 import type { TaskFacts } from '../reconcile.js';
 import { MalformedResponseError } from '../../errors.js';
 import { chunkItems, type JobState, type SendRecord } from '../submit/journal-records.js';
-import { resumeCommand } from '../submit/resume-command.js';
+import { resumeCommand, waiting } from '../submit/resume-command.js';
 import { itemsDigest } from '../items/multiset.js';
 import { listedTargets, sameCreation } from '../../lib/task-state.js';
 import { parseTimestampWithResolution } from '../../lib/timestamp.js';
@@ -178,7 +178,7 @@ function recordLostHint(job: ChunkJob, chunk: CreatedChunk): string {
     left === 0
       ? ''
       : ` its resume records it, after it sends the ${counted(left, 'chunk')} not sent yet (or settles those in doubt; at their price, once confirmed):`;
-  return `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${chunk.task} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }, ' --wait')}`;
+  return `The service's task ids seem to have started again (the service the job ran on, restarted without its state?): chunk ${chunk.chunk}'s task is not under id ${chunk.task} any more. Nothing was sent. To record it in the job (so that \`taskctl jobs\` counts it lost):${how} ${resumeCommand(waiting({ id: job.file, refused: (job.refused?.length ?? 0) > 0 }))}`;
 }
 
 /** What makes `task` another than the chunk's (`wrong`, and `why` in a hint's words), or undefined when none is seen. */

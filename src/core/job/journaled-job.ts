@@ -19,7 +19,7 @@ import { standingTakeover } from '../submit/hand-over.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './removed-place.js';
-import { resumeCommand, type JobRef } from '../submit/resume-command.js';
+import { resumeCommand, waiting, type JobRef } from '../submit/resume-command.js';
 import { counted } from '../../output/plural.js';
 
 export interface JournaledJob {
@@ -187,7 +187,7 @@ export function requireComplete(
   throw new UsageError(
     `the job in ${job.file} is incomplete: ${unfinishedText(job)}${stillCreating(job)}; ${command} needs every task`,
     job.runner === undefined
-      ? `Finish it first: ${resumeCommand({ id: job.file, refused: job.refused.length > 0, ...flags }, ' --wait')}`
+      ? `Finish it first: ${resumeCommand(waiting({ id: job.file, refused: job.refused.length > 0, ...flags }))}`
       : 'Wait for that run to end, then run this again.',
   );
 }

@@ -42,7 +42,7 @@ export interface JobRef {
 
 /**
  * The one `taskctl resume …` command every hint of a job prints: with `--skip-refused` while the job has refused
- * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending flags, and its
+ * chunks, since without it resume stops on them (docs/behaviour.md#a-refused-chunk), the run's spending and wait flags, its
  * `--ignore-job` and `--forget-gone-journal` while the job has not recorded them, the window reaching back to the job's
  * start while its last journal is gone and not forgotten (`gone`); `more`, flags after them. A job started further back
  * than any window reaches (a year) has no such resume: the one that goes on forgets the gone journal, and words before
@@ -51,9 +51,7 @@ export interface JobRef {
  */
 export function resumeCommand(job: JobRef, more = ''): string {
   const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
-  // A hint that waits anyway (`more` starting with --wait) carries the run's wait flags once.
   const waits = job.wait ?? '';
-  if (waits !== '' && more.startsWith(' --wait')) more = more.slice(' --wait'.length);
   const unrecorded = job.unrecorded?.() ?? '';
   const window = job.gone?.window();
   const gone = job.gone === undefined ? '' : window === undefined ? FORGET : ` --reuse-window ${window}`;
@@ -70,6 +68,14 @@ const FORGET = ' --forget-gone-journal';
 /** Why no `--reuse-window` lets a run past the gone journal `path`: the job started more than a year ago. */
 function tooOld(path: string): string {
   return `${path} is gone and the job started more than a year ago, further back than any --reuse-window reaches`;
+}
+
+/**
+ * `job` resumed with `--wait` whatever its run did: a hint whose way on reads the job's tasks (a read command that
+ * needs every task, a lost chunk to record). The run's own wait flags, when it waited, are kept as they were.
+ */
+export function waiting<J extends JobRef>(job: J): J {
+  return { ...job, wait: job.wait ?? ' --wait' };
 }
 
 /** The flags that decide a wait's exit code (`exitCodeFlags`), as a hint's command carries them after its `--wait`. */

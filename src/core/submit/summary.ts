@@ -20,7 +20,7 @@ import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '
 import { lostWords } from './journal-records.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { resumeCommand, type JobRef } from './resume-command.js';
+import { resumeCommand, waiting, type JobRef } from './resume-command.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
@@ -155,7 +155,7 @@ function earlierChunks(
         `of job ${job.id}:`,
         `of job ${job.id} (recorded in the job: \`taskctl jobs\` counts ${numbers.length === 1 ? 'it' : 'them'} lost):`,
       ),
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} Its other tasks (the chunks lost are not read again): ${resumeCommand(job, ' --wait')}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} Its other tasks (the chunks lost are not read again): ${resumeCommand(waiting(job))}`,
     );
   };
   const verify = (task: Task): boolean => {

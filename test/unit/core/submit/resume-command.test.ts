@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { resumeCommand } from '../../../../src/core/submit/resume-command.js';
+import { resumeCommand, waiting } from '../../../../src/core/submit/resume-command.js';
 
 it('names a job by its id, or by a journal path as one shell word, so the printed command runs as it is', () => {
   expect(resumeCommand({ id: 'j-mx2f7gs60skj', yes: true })).toBe('taskctl resume j-mx2f7gs60skj --yes');
@@ -40,6 +40,7 @@ it('resumeCommand: a journal removed as its job ended there (pruned) is never to
 it('carries the wait flags of a run that waits once, also where the hint waits anyway', () => {
   const job = { id: 'j-a', yes: true, wait: ' --wait --allow-item-failures' };
   expect(resumeCommand(job)).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
-  expect(resumeCommand(job, ' --wait')).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
+  expect(resumeCommand(waiting(job))).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
+  expect(resumeCommand(waiting({ id: 'j-a', yes: true }))).toBe('taskctl resume j-a --yes --wait');
   expect(resumeCommand(job, ' --adopt 2=7')).toBe('taskctl resume j-a --yes --wait --allow-item-failures --adopt 2=7');
 });
