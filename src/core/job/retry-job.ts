@@ -11,6 +11,7 @@ import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { counted } from '../../output/plural.js';
 import { runPipeline } from '../submit/pipeline.js';
 import type { Submitter } from '../submit/types.js';
+import { spending } from '../submit/resume-command.js';
 import {
   itemsToRetry,
   journaledRetry,
@@ -46,10 +47,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   }
   const job = await readJob(ctx, file);
   // Its spending flags: the resume that finishes the job confirms as this run would have.
-  requireComplete(job, 'retry --job', {
-    ...(options.yes === true && { yes: true }),
-    ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
-  });
+  requireComplete(job, 'retry --job', spending(options));
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   // Their items have no result, but they were paid for once: never bought again unasked (a create of their own).

@@ -67,13 +67,13 @@ import { nothingSent, runPipeline } from './pipeline.js';
 import { itemSources, prepareItems, type ReadOptions } from './prepare-items.js';
 import { LANDING_MARGIN_MS, postTimeoutMs } from './send.js';
 import { parseUserSettlement, settleInDoubt, type UserSettlement } from './settle.js';
-import { spendingFlags, type SubmitOptions, type Submitter } from './types.js';
+import { hintFlags, type SubmitOptions, type Submitter } from './types.js';
 import { coveringTasks, coverStands, readJobState, resumeName, standingTakeover } from './hand-over.js';
 import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { resumeCommand, type JobRef } from './resume-command.js';
+import { resumeCommand, spending, type JobRef } from './resume-command.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -269,7 +269,7 @@ interface Elsewhere {
 const elsewhereOf = (
   env: Runtime['env'],
   options: ResumeOptions,
-  job: Omit<JobRef, 'id'> = spendingFlags(options),
+  job: Omit<JobRef, 'id'> = hintFlags(options),
 ): Elsewhere => ({
   cacheDir: cacheDirectory(env),
   window: options.reuseWindow,
@@ -705,7 +705,7 @@ export async function runJournaledCreate(
     const { pruneExpired } = await import('../jobs.js');
     await pruneExpired(ctx, place.store);
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, { id, ...spendingFlags(options) }, file);
+    throw interruptedBeforeSending(ctx, error, { id, ...hintFlags(options) }, file);
   } finally {
     file.close(() => discardUnsent(place, id, file, started));
   }
@@ -1045,7 +1045,7 @@ async function resumeOne(
   // Its hints name this very resume: its spending flags, and --adopt and --resend (its exit 2 for a gone journal too).
   const thisResume: Omit<JobRef, 'id'> = {
     refused: options.skipRefused === true,
-    ...spendingFlags(options),
+    ...hintFlags(options),
     unrecorded: () =>
       [
         ...(options.adopt ?? []).map((a) => ` --adopt ${a}`),
@@ -1107,7 +1107,7 @@ async function resumeOne(
     const self = {
       id: opened.id,
       refused: options.skipRefused === true,
-      ...spendingFlags(options),
+      ...hintFlags(options),
       unrecorded,
       ...(opened.gone?.forgetting === false && { gone: goneRef(ctx, opened.gone) }),
     };
@@ -1345,12 +1345,12 @@ async function continueJob(
   const doubt = state.done
     ? new Map<number, string[]>()
     : chunksInDoubt(journal, items, (what) => otherJob(open, what, run.verb === 'Resume'));
-  const spending = spendingFlags(run.options);
+  const flags = hintFlags(run.options);
   const ignore = run.options.ignoreJob ?? [];
   const { gone } = open;
   // The job as the refusals before anything is sent name it: nothing recorded yet, so every flag given is carried.
   const early: Omit<JobRef, 'id' | 'refused'> = {
-    ...spending,
+    ...flags,
     unrecorded: () => givenFlags(ignore, state, gone),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
@@ -1373,7 +1373,7 @@ async function continueJob(
   const self: JobRef = {
     id,
     refused: skip.size > 0,
-    ...spending,
+    ...flags,
     unrecorded: () => givenFlags(needed, state, undefined) + journal.unrecorded(),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
@@ -1414,7 +1414,7 @@ async function continueJob(
           items: doubt,
           user,
           name: id,
-          spending,
+          flags,
           unrecorded: self.unrecorded,
           ...(self.gone && { gone: self.gone }),
         }),
@@ -1491,9 +1491,8 @@ function fromCoveringJobs(
     const may = sent
       ? `its request for its ${plainChunks(own)} may have created the items of this job's ${plainChunks(chunks)}; nothing was sent`
       : `its ${plainChunks(own)}, not created yet, may hold the items of this job's ${plainChunks(chunks)}; nothing was sent`;
-    const { unrecorded: _mine, gone: _gone, wait: _wait, ...spent } = self; // that job's resume carries none of this one's choices
     // A job of another state directory is named by its journal there: `resume ID` here would not find it.
-    const settleFirst = `Settle that job first: ${resumeCommand({ ...spent, id: resumeName(store, job), refused })}; then: ${resumeCommand(self)}`;
+    const settleFirst = `Settle that job first: ${resumeCommand({ ...spending(self), id: resumeName(store, job), refused })}; then: ${resumeCommand(self)}`;
     const error = new CreateUnknownError(
       `job ${job}, which took over items of this job, ${running ? 'is running' : 'has not finished'}: ${may}`,
       running

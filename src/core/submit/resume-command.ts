@@ -71,6 +71,20 @@ function tooOld(path: string): string {
 }
 
 /**
+ * How a run spends without a question (`--yes`, `--max-cost N`), as a resume carries it: all that another job's resume
+ * takes of this run's flags (its wait flags decide this run's exit code, not that job's).
+ */
+export function spending(flags: {
+  yes?: boolean | undefined;
+  maxCost?: number | undefined;
+}): Pick<JobRef, 'yes' | 'maxCost'> {
+  return {
+    ...(flags.yes === true && { yes: true }),
+    ...(flags.maxCost !== undefined && { maxCost: flags.maxCost }),
+  };
+}
+
+/**
  * `job` resumed with `--wait` whatever its run did: a hint whose way on reads the job's tasks (a read command that
  * needs every task, a lost chunk to record). The run's own wait flags, when it waited, are kept as they were.
  */

@@ -29,7 +29,7 @@ import type { Task } from '../../api/schemas.js';
 import { type PlannedChunk, type SendState } from './types.js';
 import { foundClaim, holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
 import { counted } from '../../output/plural.js';
-import { resumeCommand, type JobRef } from './resume-command.js';
+import { resumeCommand, spending, type JobRef } from './resume-command.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -122,10 +122,10 @@ interface InDoubt {
   user: UserSettlement;
   name: string;
   /**
-   * The run's flags its hints' resumes carry (types.ts `spendingFlags`): another job's resume only --yes and --max-cost
-   * (this run's wait flags decide this run's exit code, not that job's).
+   * The run's flags its hints' resumes carry (types.ts `hintFlags`); another job's resume carries only their
+   * `spending`.
    */
-  spending: Pick<JobRef, 'yes' | 'maxCost'>;
+  flags: Pick<JobRef, 'yes' | 'maxCost' | 'wait'>;
   /** The run's flags the job has not recorded yet (types.ts `JobRef`): this job's hints only. */
   unrecorded?: JobRef['unrecorded'];
   /** The gone journal this run was let past by a window (types.ts `JobRef`): its hints carry the window. */
@@ -136,7 +136,7 @@ interface InDoubt {
 function selfOf(doubt: InDoubt): JobRef {
   const unrecorded = doubt.unrecorded && { unrecorded: doubt.unrecorded };
   const gone = doubt.gone && { gone: doubt.gone };
-  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.spending, ...unrecorded, ...gone };
+  return { id: doubt.name, refused: doubt.journal.refused().length > 0, ...doubt.flags, ...unrecorded, ...gone };
 }
 
 /**
@@ -360,7 +360,7 @@ async function settleCovered(
         ? `chunk ${index}: its items were taken over by ${by}, which has no task for them yet${theirs.sent ? ' (its request may have made one)' : ''}; nothing was sent`
         : `chunk ${index}: its items were taken over by ${by}, which is running (${holderWords(runner)}); nothing was sent`,
       runner === undefined
-        ? `Settle that job first: ${resumeCommand({ ...spendingOnly(doubt.spending), id: resumeName(jobStore(ctx.env), cover.job), refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
+        ? `Settle that job first: ${resumeCommand({ ...spending(doubt.flags), id: resumeName(jobStore(ctx.env), cover.job), refused: theirs.jobRefused })}; then: ${resumeCommand(self)}`
         : `When it ends: ${resumeCommand(self)}`,
     );
   }
@@ -597,12 +597,4 @@ async function watched<T>(
   } finally {
     countdown?.stop();
   }
-}
-
-/** --yes and --max-cost of `flags`, what another job's resume carries of this run's (none of its wait flags). */
-function spendingOnly(flags: Pick<JobRef, 'yes' | 'maxCost'>): Pick<JobRef, 'yes' | 'maxCost'> {
-  return {
-    ...(flags.yes !== undefined && { yes: flags.yes }),
-    ...(flags.maxCost !== undefined && { maxCost: flags.maxCost }),
-  };
 }

@@ -1,6 +1,6 @@
 /** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import { waitFlags, type JobRef } from './resume-command.js';
+import { spending, waitFlags, type JobRef } from './resume-command.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
@@ -240,13 +240,8 @@ export interface PipelineInput {
  * flags that decide the wait's exit code (`waitFlags`), so a hint followed as printed confirms and ends as the run
  * would have (docs/behaviour.md#jobs).
  */
-export function spendingFlags(
+export function hintFlags(
   options: Pick<SubmitOptions, 'yes' | 'maxCost' | 'wait' | 'allowItemFailures' | 'until' | 'any'>,
 ): Pick<JobRef, 'yes' | 'maxCost' | 'wait'> {
-  const wait = options.wait === true ? ` --wait${waitFlags(options)}` : '';
-  return {
-    ...(options.yes === true && { yes: true }),
-    ...(options.maxCost !== undefined && { maxCost: options.maxCost }),
-    ...(wait !== '' && { wait }),
-  };
+  return { ...spending(options), ...(options.wait === true && { wait: ` --wait${waitFlags(options)}` }) };
 }

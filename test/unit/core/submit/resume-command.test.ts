@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { resumeCommand, waiting } from '../../../../src/core/submit/resume-command.js';
+import { resumeCommand, spending, waiting } from '../../../../src/core/submit/resume-command.js';
 
 it('names a job by its id, or by a journal path as one shell word, so the printed command runs as it is', () => {
   expect(resumeCommand({ id: 'j-mx2f7gs60skj', yes: true })).toBe('taskctl resume j-mx2f7gs60skj --yes');
@@ -43,4 +43,10 @@ it('carries the wait flags of a run that waits once, also where the hint waits a
   expect(resumeCommand(waiting(job))).toBe('taskctl resume j-a --yes --wait --allow-item-failures');
   expect(resumeCommand(waiting({ id: 'j-a', yes: true }))).toBe('taskctl resume j-a --yes --wait');
   expect(resumeCommand(job, ' --adopt 2=7')).toBe('taskctl resume j-a --yes --wait --allow-item-failures --adopt 2=7');
+});
+
+it("gives another job's resume only the run's spending flags, never its wait flags", () => {
+  const self = { id: 'j-a', yes: true, maxCost: 12, wait: ' --wait --any', refused: true };
+  expect(resumeCommand({ ...spending(self), id: 'j-b' })).toBe('taskctl resume j-b --yes --max-cost 12');
+  expect(spending({ yes: false })).toEqual({});
 });
