@@ -311,6 +311,15 @@ export function rebuild(records: readonly unknown[], path: string): JobState | u
 type ReadAgain = (onRecord: (record: unknown) => void) => void;
 
 /**
+ * The chunk a record names, 0 for none: how far a journal has got is the highest (JobFold `reached`, and the place a
+ * run records after each append: journaled-run.ts).
+ */
+export function chunkNamed(record: object): number {
+  const chunk = (record as { chunk?: unknown }).chunk;
+  return typeof chunk === 'number' ? chunk : 0;
+}
+
+/**
  * `rebuild` a record at a time, as the journal is read (store/journal-file.ts `readJournalRecords`, `JournalFile.open`):
  * only the job's state is held, never the records themselves, and of each send's list of earlier tasks only what is
  * asked of it (ChunkState `send`), so reading a journal takes the memory of its chunks, not of its lines
@@ -369,7 +378,7 @@ export class JobFold {
       if (record.type === 'job') this.state = { job: record, chunks: new Map(), done: false, sent: false, damaged: [] };
       return;
     }
-    if ('chunk' in record) this.named = Math.max(this.named, record.chunk);
+    this.named = Math.max(this.named, chunkNamed(record));
     if (this.state !== undefined) this.apply(this.state, record);
   }
 

@@ -55,6 +55,7 @@ import { itemsDigest } from '../items/multiset.js';
 import {
   chunkItems,
   chunkList,
+  chunkNamed,
   holdsAnything,
   JobFold,
   rebuild,
@@ -369,10 +370,7 @@ function lastPlaceOf(
   if (gone === undefined) {
     let reached = fold.reached;
     file.onAppend = (size, records) => {
-      for (const record of records) {
-        const chunk = (record as { chunk?: unknown }).chunk;
-        if (typeof chunk === 'number' && chunk > reached) reached = chunk;
-      }
+      for (const record of records) reached = Math.max(reached, chunkNamed(record));
       if (reached >= (restored?.reached ?? 0)) record(size, reached);
     };
   }
