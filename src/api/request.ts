@@ -229,6 +229,9 @@ function attemptTimeoutFor(options: ApiClientOptions, method: Method): number {
   return Math.min(attemptMs, budgetMs);
 }
 
+/** How much later than an attempt's own cut undici's header and body timeouts are set: more than their coarseness. */
+export const UNDICI_TIMER_SLACK_MS = 1_000;
+
 /** What the default budget leaves after one cut attempt (35 s − 30 s): room for a quick resend. */
 const RESEND_ROOM_MS = REQUEST_BUDGET_MS - GET_TIMEOUT_MS;
 
@@ -343,8 +346,11 @@ async function sendAttempt(
       method: spec.method,
       headers,
       body: body ?? null,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // The attempt's own cut (above) ends it; undici's timers only stand behind it. They tick each half second and
+      // date a timer from the tick before the one that starts it, so on a connection kept alive they may fire up to
+      // half a second early: --request-timeout 1s cut at 0.5 s.
+      headersTimeout: timeoutMs + UNDICI_TIMER_SLACK_MS,
+      bodyTimeout: timeoutMs + UNDICI_TIMER_SLACK_MS,
       signal: cut.signal,
     });
     status = response.statusCode;

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Dispatcher, MockAgent } from 'undici';
 import { createApiClient } from '../../../src/api/client.js';
+import { UNDICI_TIMER_SLACK_MS } from '../../../src/api/request.js';
 import {
   AuthError,
   ExitCode,
@@ -220,7 +221,8 @@ describe('GET: resends', () => {
     const cuts: number[] = [];
     const dispatcher = {
       request(options: { headersTimeout: number }) {
-        const cutMs = Math.min(options.headersTimeout, budgetEnd - clock.nowMs);
+        // Where the attempt's own timer cuts it: undici's header timeout stands a little behind it.
+        const cutMs = Math.min(options.headersTimeout - UNDICI_TIMER_SLACK_MS, budgetEnd - clock.nowMs);
         cuts.push(cutMs);
         clock.nowMs += cutMs;
         return Promise.reject(networkError('TASKCTL_REQUEST_TIMEOUT', 'no complete answer'));
