@@ -475,7 +475,8 @@ let terminal: Terminal | undefined;
 
 /**
  * Starts `shellCommand` in a terminal, runs `setup` in it, then types each of `lines` and TAB, and returns the screen
- * once it matches the line's pattern; Ctrl-U clears the line before the next one.
+ * once it matches the line's pattern (the whole line as completed: a looser one could match a frame the line editor is
+ * still drawing); Ctrl-U clears the line, and the next one is typed once the empty prompt is back.
  */
 async function typeAndTab(
   shellCommand: string,
@@ -496,6 +497,7 @@ async function typeAndTab(
       await shell.keys(typed, 'Tab');
       screens.push(await shell.until(expected));
       await shell.keys('C-u');
+      await shell.until(/^\$ +$/m);
     }
     return screens;
   } finally {
@@ -516,7 +518,7 @@ describe.skipIf(!has.tmux)(skippedUnless('in a real terminal', has.tmux, missing
       const setup = `source '${script('bash')}'`;
       const [command, flag] = await typeAndTab('bash --norc --noprofile -i', setup, [
         ['taskctl cr', /\$ taskctl create $/m],
-        ['taskctl --output=j', /--output=json/],
+        ['taskctl --output=j', /\$ taskctl --output=json $/m],
       ]);
       expect(command).toMatch(/\$ taskctl create $/m);
       expect(flag).toMatch(/\$ taskctl --output=json $/m);
@@ -532,7 +534,7 @@ describe.skipIf(!has.tmux)(skippedUnless('in a real terminal', has.tmux, missing
       const setup = `${fpath}; autoload -U compinit && compinit -u -d '${world.home.dir}/zcompdump' && source '${script('zsh')}'`;
       const [command, service] = await typeAndTab('zsh -f -i', setup, [
         ['taskctl cr', /\$ taskctl create $/m],
-        ['taskctl create email_', /email_verify/],
+        ['taskctl create email_', /\$ taskctl create email_verify $/m],
       ]);
       expect(command).toMatch(/\$ taskctl create $/m);
       expect(service).toMatch(/\$ taskctl create email_verify $/m);
