@@ -8,7 +8,8 @@
  * wait-for holds up every command queued behind it), more than the reads do.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { textWidth } from '../../src/output/width.js';
 import { BIN, waitFor } from './spawn-cli.js';
@@ -278,8 +279,11 @@ export function openTerminal(name: string): Terminal {
       }
     },
     close() {
-      // The control client exits with the server.
-      if (client) spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      if (!client) return;
+      // The control client exits with the server. tmux 3.3 leaves the server's socket behind: one file in
+      // /tmp/tmux-UID for each test file that opened a terminal, in every run, unless it is removed here.
+      spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
     },
   };
 }
