@@ -6,8 +6,9 @@
  * tmux's servers, which detach); then `split  USER  SYSTEM  CHILD_USER  CHILD_SYSTEM  FAULTS  PATH`, the same CPU split
  * into user and system time, and the worker's minor page faults during the file (each costs several µs in a VM); then
  * `span  START  END  PID  PATH`, when the file began and ended (seconds since the epoch) in which worker, to lay the
- * files beside a machine's busy cores second by second (where the cores idled, which files were running). With isolate: false a worker runs one file at a time, so a file's figures are its own;
- * a test's are muddled by the tests that run beside it (`concurrent`). Linux only (`/proc/self/stat`).
+ * files beside a machine's busy cores second by second (where the cores idled, which files were running). With
+ * isolate: false a worker runs one file at a time, so a file's figures are its own; a test's are muddled by the tests
+ * that run beside it (`concurrent`). Linux only (`/proc/self/stat`).
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
 import { endShortIfLost, readJob, requireComplete, warnIfRefused } from './journaled-job.js';
 import { chunkTaskChecks } from './job-chunks.js';
-import { waitFlags } from '../submit/resume-command.js';
+import { waitingFlags } from '../submit/resume-command.js';
 
 export async function runWaitJob(
   ctx: Output & Process & Runtime & Store & Service,
@@ -18,7 +18,7 @@ export async function runWaitJob(
     );
   }
   const job = await readJob(ctx, file);
-  requireComplete(job, 'wait --job', { wait: ` --wait${waitFlags(options)}` });
+  requireComplete(job, 'wait --job', { wait: waitingFlags(options) });
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   await waitForTasks(

@@ -50,12 +50,12 @@ export interface JobRef {
  * own, so that line pastes as it is.
  */
 export function resumeCommand(job: JobRef, more = ''): string {
-  const spending = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
+  const spends = `${job.yes === true ? ' --yes' : ''}${job.maxCost === undefined ? '' : ` --max-cost ${job.maxCost}`}`;
   const waits = job.wait ?? '';
   const unrecorded = job.unrecorded?.() ?? '';
   const window = job.gone?.window();
   const gone = job.gone === undefined ? '' : window === undefined ? FORGET : ` --reuse-window ${window}`;
-  const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spending}${waits}${unrecorded}${gone}${more}`;
+  const command = `taskctl resume ${shellWord(job.id)}${job.refused === true ? ' --skip-refused' : ''}${spends}${waits}${unrecorded}${gone}${more}`;
   if (job.gone === undefined || window !== undefined) return command;
   // The words first, the command alone on the last line: the line pastes into a shell as it is.
   // A journal removed as its job ended there cannot be put back: that way is not named.
@@ -89,12 +89,13 @@ export function spending(flags: {
  * needs every task, a lost chunk to record). The run's own wait flags, when it waited, are kept as they were.
  */
 export function waiting<J extends JobRef>(job: J): J {
-  return { ...job, wait: job.wait ?? ' --wait' };
+  return { ...job, wait: job.wait ?? waitingFlags({}) };
 }
 
-/** The flags that decide a wait's exit code (`exitCodeFlags`), as a hint's command carries them after its `--wait`. */
-export function waitFlags(options: Parameters<typeof exitCodeFlags>[0]): string {
-  return exitCodeFlags(options)
-    .map((flag) => ` ${flag}`)
-    .join('');
+/**
+ * `--wait` with the flags that decide its exit code (`exitCodeFlags`), each after a space: a JobRef's `wait` for a run
+ * that waited with `options`.
+ */
+export function waitingFlags(options: Parameters<typeof exitCodeFlags>[0]): string {
+  return ['', '--wait', ...exitCodeFlags(options)].join(' ');
 }

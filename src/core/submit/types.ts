@@ -1,6 +1,6 @@
 /** The shapes the submission pipeline passes between its steps (pipeline.ts runs them in order). */
 import type { Task } from '../../api/schemas.js';
-import { spending, waitFlags, type JobRef } from './resume-command.js';
+import { spending, waitingFlags, type JobRef } from './resume-command.js';
 import type { ItemList } from '../items/index.js';
 import type { WaitOptions } from '../follow/wait-loop.js';
 import type { ApiClient } from '../../api/client.js';
@@ -237,11 +237,11 @@ export interface PipelineInput {
 
 /**
  * The flags of a run that its job's hints carry: how it spends (`--yes`, `--max-cost N`) and whether it waits, with the
- * flags that decide the wait's exit code (`waitFlags`), so a hint followed as printed confirms and ends as the run
+ * flags that decide the wait's exit code (`waitingFlags`), so a hint followed as printed confirms and ends as the run
  * would have (docs/behaviour.md#jobs).
  */
 export function hintFlags(
   options: Pick<SubmitOptions, 'yes' | 'maxCost' | 'wait' | 'allowItemFailures' | 'until' | 'any'>,
 ): Pick<JobRef, 'yes' | 'maxCost' | 'wait'> {
-  return { ...spending(options), ...(options.wait === true && { wait: ` --wait${waitFlags(options)}` }) };
+  return { ...spending(options), ...(options.wait === true && { wait: waitingFlags(options) }) };
 }

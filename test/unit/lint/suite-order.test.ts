@@ -1,6 +1,6 @@
 /**
- * The order the suite's files start in without vitest's results cache (test/setup/spread-long-files.ts): the long
- * files spread among the unit files, the terminal files among the long ones. The order only moves seconds, so nothing
+ * The order the suite's files start in, with or without vitest's results cache (test/setup/spread-long-files.ts): the
+ * long files spread among the unit files, the terminal files among the long ones. The order only moves seconds, so nothing
  * else would fail if it broke: this file is its check.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../../src/api/schemas.js';
 import { exitCodeFlags, resumeHint, waitExitCode } from '../../../../src/core/follow/outcome.js';
-import { waitFlags } from '../../../../src/core/submit/resume-command.js';
+import { waitingFlags } from '../../../../src/core/submit/resume-command.js';
 import { unknownStatusWarner } from '../../../../src/lib/task-state.js';
 
 const base = { service: 'domain_check_availability', cost: 2, created_at: '2025-01-01T00:00:00Z' };
@@ -94,7 +94,7 @@ describe('exitCodeFlags: the flags every hint that waits again repeats', () => {
     const options = { any: true, until: 'done', allowItemFailures: true };
     expect(exitCodeFlags(options)).toEqual(['--allow-item-failures', '--until done', '--any']);
     expect(resumeHint([7], exitCodeFlags(options))).toBe('taskctl wait 7 --allow-item-failures --until done --any');
-    expect(`taskctl resume J --wait${waitFlags(options)}`).toBe(
+    expect(`taskctl resume J${waitingFlags(options)}`).toBe(
       'taskctl resume J --wait --allow-item-failures --until done --any',
     );
     expect(exitCodeFlags({ any: false, allowItemFailures: false })).toEqual([]);
