@@ -68,6 +68,12 @@ const JobSchema = z.object({
   reuse_window: z.number().int().positive().optional(),
   /** The tasks that window never reuses (a retry's own sources), with `reuse_window`. */
   not_reusable: z.array(z.number()).optional(),
+  /**
+   * Where the journal was made: its real path, device and inode. A journal found at another path with another identity,
+   * which no record of this user's cache directory places, is a copy (journaled-run.ts `lastPlaceOf`). Journals of
+   * earlier versions have none.
+   */
+  origin: z.object({ path: z.string(), dev: z.string(), ino: z.string() }).optional(),
   /** A retry: the job retried (`--job`: its journal's absolute path) or the tasks (`retry <id...>`), and --error. */
   retry_of: z
     .object({ journal: z.string().optional(), tasks: z.array(z.number()).optional(), error: z.array(z.string()) })
@@ -342,6 +348,10 @@ export class JobFold {
   /** The highest chunk a readable record names (how far the journal had got: journaled-run.ts, a journal put back). */
   get reached(): number {
     return this.named;
+  }
+  /** The job record, once read (before `end` checks the rest). */
+  get job(): Job | undefined {
+    return this.state?.job;
   }
   /** Chunks given another task after their send's list was cut: their lists are read again at the end (`again`). */
   private readonly relisted = new Set<number>();

@@ -325,11 +325,14 @@ function lastPlaceOf(
   let took: Took | undefined;
   let gone: GonePlace | undefined;
   let restored: Restored | undefined;
-  // A new job: no other place can know it yet.
-  const last = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
+  // A new job: no other place can know it yet. Else this cache's record, or the file the journal was made as when this
+  // cache has none and the journal is a copy of it (copiedFrom).
+  const last: (JobPlaceRecord & { copied?: true }) | undefined = file.empty
+    ? undefined
+    : (lastJobPlace(where.cacheDir, id) ?? copiedFrom(fold, path, identity));
   // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
   // (a backup put back is not that journal).
-  if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, last.removed);
+  if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, { removed: last.removed });
   else if (last !== undefined && realPath(last.path) !== path) {
     const holder = lockHolder(`${last.path}.lock`);
     if (holder !== undefined)
@@ -341,7 +344,7 @@ function lastPlaceOf(
     if (fileIdentity(last.path) !== undefined) {
       const chunks = adoptOther(file, fold, id, last.path);
       if (chunks > 0) took = { chunks, from: last.path };
-    } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where);
+    } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where, { copied: last.copied === true });
   } else if (
     last?.size !== undefined &&
     last.reached !== undefined &&
@@ -375,6 +378,23 @@ function lastPlaceOf(
     };
   }
   return { took, gone, restored };
+}
+
+/**
+ * The file a journal was made as (its job record's `origin`), when the journal is a copy of it: at another path, with
+ * another identity (a journal moved whole keeps its device and inode). Asked only when this user's cache directory has
+ * no record of the job: a copy of a state directory run with another cache directory (another machine's, or another
+ * XDG_CACHE_HOME), whose original may have gone on since. Undefined for a journal of an earlier version (no origin).
+ */
+function copiedFrom(
+  fold: JobFold,
+  path: string,
+  identity: { dev: string; ino: string } | undefined,
+): (JobPlaceRecord & { copied: true }) | undefined {
+  const origin = fold.job?.origin;
+  if (origin === undefined || realPath(origin.path) === path) return undefined;
+  if (identity?.dev === origin.dev && identity.ino === origin.ino) return undefined;
+  return { ...origin, copied: true };
 }
 
 /** The journal at `place` opened (openJournal), and one put back from an earlier copy judged (pastRestored). */
@@ -426,7 +446,7 @@ async function pastRestored(
     const here = state.chunks.get(chunk);
     known = here?.task !== undefined || here?.send !== undefined || here?.refused !== undefined || settled.has(chunk);
   }
-  const judge = () => gonePast(opened.id, place, realPath(place.path), now, where, undefined, restored);
+  const judge = () => gonePast(opened.id, place, realPath(place.path), now, where, { restored });
   if (!known) {
     opened.gone = judge();
     return;
@@ -463,9 +483,9 @@ function gonePast(
   gone: string,
   nowMs: number,
   where: Elsewhere,
-  removed?: JobPlaceRecord['removed'],
-  restored?: Restored,
+  why: { removed?: JobPlaceRecord['removed']; restored?: Restored; copied?: boolean } = {},
 ): GonePlace | undefined {
+  const { removed, restored } = why;
   const state = readState(place.path);
   if (state?.done === true) return undefined;
   const started = Date.parse(state?.job.created_at ?? '');
@@ -488,15 +508,19 @@ function gonePast(
   const what =
     restored !== undefined
       ? `job ${id}: its journal ${gone} is shorter than when this machine last wrote to it (${formatCount(restored.size)} bytes now, ${formatCount(restored.was)} then): it was put back from an earlier copy, and what was created since is not known here`
-      : removed === undefined
-        ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
-        : `job ${id} ${endedFrom(removed.as, gone)}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
+      : why.copied === true
+        ? `job ${id}: its journal is a copy of ${gone}, which is not here, and this cache directory has no record of where the job went on: what was created since the copy is not known here`
+        : removed === undefined
+          ? `job ${id} was last run from ${gone}, which is gone: what that run created is not known here`
+          : `job ${id} ${endedFrom(removed.as, gone)}, which was removed since as ${removed.as} (taskctl jobs --prune or the job-retention): the tasks that run created are not known here`;
   const back =
     restored !== undefined
       ? 'Put the later journal back, if you have it, and run this again; or'
-      : removed === undefined
-        ? 'Put that journal back and run this again; or'
-        : `${capitalised(tasksOnService(removed.as))}:`;
+      : why.copied === true
+        ? 'Resume the job where that journal is (it knows what was created since); or'
+        : removed === undefined
+          ? 'Put that journal back and run this again; or'
+          : `${capitalised(tasksOnService(removed.as))}:`;
   // A journal put back: the tasks made since may be on the service for chunks it says were never sent (exit 9).
   const Refusal = restored === undefined ? UsageError : CreateUnknownError;
   // No window reaches back to its start (a year at most): the ways on are that journal put back, or forgotten.
@@ -960,7 +984,7 @@ function appendJobRecord(file: JournalFile, record: Job, options: CreateJobOptio
 /** The job record (appended, fsynced, before any chunk is priced or sent). */
 function recordJob(
   ctx: Pick<Runtime, 'clock'>,
-  { id }: OpenJob,
+  { id, file }: OpenJob,
   job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
 ): Job {
   const { wanted, prepared, options } = job;
@@ -973,6 +997,8 @@ function recordJob(
       `Pass --chunk-size ${formatCount(Math.ceil(prepared.count / most))} or more, or split the input into several jobs.`,
     );
   }
+  const path = realPath(file.path);
+  const identity = fileIdentity(path);
   const record: Job = {
     type: 'job',
     version: 1,
@@ -988,6 +1014,7 @@ function recordJob(
       reuse_window: options.reuseWindow,
       ...(options.notReusable !== undefined && { not_reusable: [...options.notReusable] }),
     }),
+    ...(identity !== undefined && { origin: { path, ...identity } }),
   };
   return record;
 }

@@ -1,0 +1,94 @@
+/**
+ * A copy of a state directory resumed with another cache directory (another machine's, an XDG_CACHE_HOME that differs
+ * between two shells): no record of this cache says where the job was run, but its journal names the file it was made
+ * as, so the copy is told from the original (docs/behaviour.md#jobs). The original still here: what it created is
+ * taken from it, never bought again. Gone: nothing is sent without a lookup reaching back to the job's start, and that
+ * hint, followed as printed, buys each item once. A journal moved whole (the same file under another name) is no copy.
+ */
+import { cpSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { worldEachTest, type World } from '../sandbox-world.js';
+import { runTaskctl } from '../run-in-process.js';
+
+const S = 'domain_check_availability';
+const ITEMS = ['a.com', 'b.com', 'c.com', 'd.com'];
+let world: World;
+let dir: string;
+worldEachTest('taskctl-copy-other-cache-', (w, d) => ((world = w), (dir = d)));
+
+const run = (argv: string[], env: Record<string, string> = {}) =>
+  runTaskctl(argv, { env: { ...world.env, ...env }, clock: world.clock, home: dir });
+
+/** The copy's run: its own state and cache directories. */
+const fromCopy = (argv: string[]) =>
+  run(argv, { TASKCTL_STATE_DIR: join(dir, 'state2'), TASKCTL_CACHE_DIR: join(dir, 'cache2') });
+
+/**
+ * Job J of four one-item chunks, stopped after chunk 1 (the balance ran out), and its state directory copied. Its items
+ * come from a file of the user's (items given as arguments are kept beside the journal, so a copy whose original is
+ * gone has lost them too).
+ */
+async function stoppedAndCopied(): Promise<{ id: string; original: string }> {
+  await world.setBalance(1);
+  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+  writeFileSync(join(dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
+  const stopped = await run(['create', S, '-f', join(dir, 'items.txt'), '--chunk-size', '1', '-y']);
+  expect(stopped.code, stopped.stderr).toBe(6);
+  const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
+  cpSync(join(dir, 'state'), join(dir, 'state2'), { recursive: true });
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  return { id, original: join(realpathSync(join(dir, 'state')), 'jobs', `${id}.jsonl`) };
+}
+
+async function eachBoughtOnce(): Promise<void> {
+  const counts = await world.itemCounts();
+  for (const item of ITEMS) expect(counts.get(item), item).toBe(1);
+}
+
+it('the original finished first: the copy takes its tasks from it and buys nothing', async () => {
+  const { id, original } = await stoppedAndCopied();
+  const finished = await run(['resume', id, '-y']);
+  expect(finished.code, finished.stderr).toBe(0);
+  const tasks = await world.taskCount();
+  const copy = await fromCopy(['resume', id, '-y']);
+  expect(copy.code, copy.stderr).toBe(0);
+  expect(copy.stderr).toContain(`job ${id}: the tasks of 3 chunks taken from ${original}`);
+  expect(await world.taskCount()).toBe(tasks);
+  await eachBoughtOnce();
+});
+
+it('the original gone: nothing sent, and the hint as printed looks each chunk up and buys each item once', async () => {
+  const { id, original } = await stoppedAndCopied();
+  const finished = await run(['resume', id, '-y']);
+  expect(finished.code, finished.stderr).toBe(0);
+  rmSync(join(dir, 'state'), { recursive: true });
+  world.clock.advance(3 * 60_000);
+  const tasks = await world.taskCount();
+  const refused = await fromCopy(['resume', id, '-y']);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain(`job ${id}: its journal is a copy of ${original}, which is not here`);
+  expect(await world.taskCount()).toBe(tasks);
+  const hint =
+    /taskctl (resume [^;\n]*)/
+      .exec(refused.stderr.split('\n').at(-2) ?? '')?.[1]
+      ?.trim()
+      .split(' ') ?? [];
+  // Back to the job's start (3 minutes and the runs' own waits ago) with ten minutes to spare.
+  expect(hint.slice(0, 4)).toEqual(['resume', id, '--yes', '--reuse-window']);
+  expect(Number.parseInt(hint[4] ?? '', 10)).toBeGreaterThanOrEqual(13);
+  const resumed = await fromCopy(hint);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await eachBoughtOnce();
+});
+
+it('a journal moved whole under another state directory is no copy: it goes on, and buys the rest once', async () => {
+  const { id } = await stoppedAndCopied();
+  rmSync(join(dir, 'state2'), { recursive: true });
+  renameSync(join(dir, 'state'), join(dir, 'state2'));
+  const moved = await fromCopy(['resume', id, '-y']);
+  expect(moved.code, moved.stderr).toBe(0);
+  expect(moved.stderr).not.toContain('copy');
+  await eachBoughtOnce();
+});
