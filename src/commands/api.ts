@@ -14,7 +14,7 @@ export function registerApi(program: Command, run: RunAction): void {
     .command('api')
     .description('send a request to any API path and print the response body')
     .usage('[METHOD] <path> [options]')
-    .argument('<method-or-path>', `${REQUEST_METHODS.join(', ')} (default GET), or the path`)
+    .argument('<method-or-path>', `${REQUEST_METHODS.join(', ')} (default: GET), or the path`)
     .argument('[path]', 'path relative to the base URL, e.g. /balance or /tasks/42')
     .option(
       '-f, --raw-field <key=value>',

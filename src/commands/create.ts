@@ -56,7 +56,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
         '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised; ' +
         '-q: the estimate alone.\n' +
-        'Spending at or above confirm-above (default 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +
+        'Spending at or above confirm-above (default: 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +
         'terminal, CI, --no-input) is refused with exit 2 unless --yes, or --max-cost covers the estimate. No is exit 13.\n',
     )
     .action((service: string, items: string[], options: CreateOptions, cmd: Command) =>

@@ -29,7 +29,7 @@ export function registerJobs(program: Command, run: RunAction): void {
         'taskctl resume j-mi3k2x1a7f3q',
       ]) +
         '\nStates: running (a taskctl is sending it now), interrupted (`taskctl resume ID` continues it), superseded (a re-run of the same items took it over: `taskctl resume ID` continues that one), finished, lost (finished, but the service no longer has some of its tasks, as a `taskctl resume` found and recorded: its task ids started again; which, on stderr), ended-elsewhere (a copy of its state directory ended it and was pruned since: its resume here is refused, its tasks are on the service; where, on stderr; pruned as a finished job), unreadable (its journal cannot be read; why, on stderr; kept, never pruned).\n' +
-        "Journals live in the state directory (TASKCTL_STATE_DIR, else $XDG_STATE_HOME/taskctl, else ~/.local/state/taskctl); a finished job's is removed after the job-retention setting (default 720h).\n" +
+        "Journals live in the state directory (TASKCTL_STATE_DIR, else $XDG_STATE_HOME/taskctl, else ~/.local/state/taskctl); a finished job's is removed after the job-retention setting (default: 720h).\n" +
         '-q prints the ids, one a line.\n',
     )
     .action((options: JobsOptions, command: Command) =>

@@ -17,7 +17,7 @@ export function addWaitOptions(command: Command): Command {
     .option('--timeout <duration>', 'give up after this long (exit 124); 0 = never', duration, 30 * 60_000)
     .option(
       '--outage-tolerance <duration>',
-      'give up when reads keep failing this long from the first that failed (exit 8, or 7 after 429s); default 2m',
+      'give up when reads keep failing this long from the first that failed: exit 8, or 7 after 429s (default: 2m)',
       positiveDuration('--outage-tolerance'),
     )
     .option('--any', 'return when the first task reaches the state')

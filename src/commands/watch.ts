@@ -20,7 +20,7 @@ export function registerWatch(program: Command, run: RunAction): void {
     .option('--timeout <duration>', 'stop after this long (exit 124); 0 = never', duration, 0)
     .option(
       '--outage-tolerance <duration>',
-      'give up when reads keep failing this long from the first that failed (exit 8, or 7 after 429s); default 2m',
+      'give up when reads keep failing this long from the first that failed: exit 8, or 7 after 429s (default: 2m)',
       positiveDuration('--outage-tolerance'),
     )
     .addHelpText(

@@ -155,6 +155,12 @@ describe('every --help', () => {
         path,
         bool: false,
       });
+      // One way to write a default, commander's own: `(default: 2m)`, or `(default for a search: …)`.
+      const flat = text.replace(/\s+/g, ' ');
+      expect({ path, others: flat.match(/[;,] default\b(?!:)[^.;)]*|\(default (?!for )[^)]*\)/g) }).toEqual({
+        path,
+        others: null,
+      });
     }
   });
 
