@@ -6,7 +6,7 @@
  * (docs/behaviour.md#jobs). What a record means is core's (core/submit/journaled-run.ts); this module only reads and
  * writes it.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { JOB_ID, realPath } from './job-files.js';
@@ -48,6 +48,20 @@ export function fileIdentity(path: string): { dev: string; ino: string } | undef
     return { dev: String(stats.dev), ino: String(stats.ino) };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * True when `cacheDir` holds records of job places of this user: its `places` is a directory (not a link to one) that
+ * this user owns. Another cache directory than a run's own is written to only then (a journal's maker's: core's
+ * journaled-run.ts), never one a journal merely names.
+ */
+export function keepsPlaces(cacheDir: string): boolean {
+  try {
+    const places = lstatSync(join(cacheDir, 'places'));
+    return places.isDirectory() && (process.getuid === undefined || places.uid === process.getuid());
+  } catch {
+    return false;
   }
 }
 

@@ -3,7 +3,7 @@
  * before an in-flight chunk is settled passes at once). Kills at random instants are the campaign's
  * (test/campaign/journal.ts); here each state a kill can leave is built by hand and resumed.
  */
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -208,6 +208,9 @@ describe('resume: a chunk caught in flight', () => {
         .map((r) => JSON.stringify(r))
         .join('\n') + '\n',
     );
+    // The cut stands for a run killed with chunk 2 in flight, which leaves its record of the job's place no further
+    // than its journal: the full run's record goes, or the journal would be one put back from an earlier copy.
+    rmSync(join(world.home.env.TASKCTL_CACHE_DIR, 'places'), { recursive: true, force: true });
     // The sandbox keeps what the first run made; start the account over with only chunk 1's task (plus copies).
     const chunk2 = ['f3.example.com', 'f4.example.com', 'f5.example.com'];
     await world.sandbox.close();

@@ -12,7 +12,7 @@ import { shellWord } from '../../lib/shell-word.js';
 import { formatDuration, LONGEST_DURATION_MS } from '../../lib/duration.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
-import { basename, dirname, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
@@ -40,6 +40,7 @@ import {
 import { realPath, streamCopyPath } from '../../store/job-files.js';
 import {
   fileIdentity,
+  keepsPlaces,
   lastJobPlace,
   recordJobPlace,
   type JobPlaceRecord,
@@ -327,9 +328,14 @@ function lastPlaceOf(
   let restored: Restored | undefined;
   // A new job: no other place can know it yet. Else this cache's record, or the file the journal was made as when this
   // cache has none and the journal is a copy of it (copiedFrom).
-  const last: (JobPlaceRecord & { copied?: true }) | undefined = file.empty
-    ? undefined
-    : (lastJobPlace(where.cacheDir, id) ?? copiedFrom(fold, path, identity));
+  // The cache directory the journal was made under, when this run has another (a copy of the state directory run with
+  // another cache directory): its record is the job's, read first and written too, so the original and its copies
+  // each find where the others went on (journal-records.ts `origin`). A removal this cache recorded still stands.
+  const home = file.empty ? undefined : homeCache(fold, where.cacheDir);
+  const own = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
+  const there = home === undefined ? undefined : lastJobPlace(home, id);
+  const last: (JobPlaceRecord & { copied?: true }) | undefined =
+    own?.removed !== undefined ? own : (there ?? own ?? (file.empty ? undefined : copiedFrom(fold, path, identity)));
   // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
   // (a backup put back is not that journal).
   if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, { removed: last.removed });
@@ -355,15 +361,23 @@ function lastPlaceOf(
     // restored). What was written since is not here; pastRestored decides whether the ledger still knows it.
     restored = { size: file.size, was: last.size, reached: last.reached };
   if (identity === undefined) return { took, gone, restored };
-  // The record as read, then as this run last wrote it: each append's record is not read back first.
-  let known = last;
+  // The records as read, then as this run last wrote them: each append's record is not read back first.
+  let known = own;
+  let knownThere = there;
   const record = (size = file.size, reached = fold.reached) => {
+    const place = { path, ...identity, size, reached };
     try {
-      const place = { path, ...identity, size, reached };
       recordJobPlace(where.cacheDir, id, place, known);
       known = place;
     } catch {
       // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
+    }
+    if (home === undefined) return;
+    try {
+      recordJobPlace(home, id, place, knownThere);
+      knownThere = place;
+    } catch {
+      // The same there.
     }
   };
   if (gone === undefined && restored === undefined) record();
@@ -378,6 +392,17 @@ function lastPlaceOf(
     };
   }
   return { took, gone, restored };
+}
+
+/**
+ * The cache directory a journal was made under (its job record's `origin`), when it is not `cacheDir` and keeps this
+ * user's records of job places (store/job-places.ts `keepsPlaces`): a record written by a journal's maker is never
+ * planted in a directory that is not one.
+ */
+function homeCache(fold: JobFold, cacheDir: string): string | undefined {
+  const cache = fold.job?.origin?.cache;
+  if (cache === undefined || !isAbsolute(cache) || realPath(cache) === realPath(cacheDir)) return undefined;
+  return keepsPlaces(cache) ? cache : undefined;
 }
 
 /**
@@ -915,7 +940,7 @@ async function continueGiven(
  * it behind.
  */
 async function startJob(
-  ctx: Reader & Pick<Runtime, 'clock'>,
+  ctx: Reader & Pick<Runtime, 'clock' | 'env'>,
   job: OpenJob,
   wanted: JobOptions,
   given: readonly ItemSource[],
@@ -983,7 +1008,7 @@ function appendJobRecord(file: JournalFile, record: Job, options: CreateJobOptio
 
 /** The job record (appended, fsynced, before any chunk is priced or sent). */
 function recordJob(
-  ctx: Pick<Runtime, 'clock'>,
+  ctx: Pick<Runtime, 'clock' | 'env'>,
   { id, file }: OpenJob,
   job: { wanted: JobOptions; inputs: JobInput[]; prepared: PreparedItems; options: CreateJobOptions },
 ): Job {
@@ -1014,7 +1039,7 @@ function recordJob(
       reuse_window: options.reuseWindow,
       ...(options.notReusable !== undefined && { not_reusable: [...options.notReusable] }),
     }),
-    ...(identity !== undefined && { origin: { path, ...identity } }),
+    ...(identity !== undefined && { origin: { path, ...identity, cache: resolve(cacheDirectory(ctx.env)) } }),
   };
   return record;
 }

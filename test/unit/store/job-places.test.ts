@@ -1,10 +1,20 @@
 /** store/job-places.ts: where this user last ran each job, one small private file per job in the cache directory. */
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import {
   fileIdentity,
+  keepsPlaces,
   lastJobPlace,
   recordJobPlace,
   retireJobPlace,
@@ -118,4 +128,21 @@ it('a job removed as lost is recorded as lost, never finished; a word it cannot 
   const file = join(cache, 'places', 'j-lost1234.json');
   writeFileSync(file, JSON.stringify({ path: '/d.jsonl', dev: '', ino: '', removed: { at: 'x', as: 'gone' } }));
   expect(lastJobPlace(cache, 'j-lost1234')?.removed).toEqual({ at: 'x', as: 'finished' });
+});
+
+it("keepsPlaces: only a cache directory whose places is a directory of this user's, never one a link leads to", () => {
+  const cache = cacheDir();
+  expect(keepsPlaces(cache)).toBe(false); // no such directory
+  mkdirSync(cache);
+  expect(keepsPlaces(cache)).toBe(false); // no records kept there
+  const elsewhere = join(cache, '..', 'elsewhere');
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, join(cache, 'places'));
+  expect(keepsPlaces(cache)).toBe(false);
+  rmSync(join(cache, 'places'));
+  writeFileSync(join(cache, 'places'), '');
+  expect(keepsPlaces(cache)).toBe(false);
+  rmSync(join(cache, 'places'));
+  recordJobPlace(cache, 'j-abcd1234', { path: '/some/job.jsonl', dev: '1', ino: '2' });
+  expect(keepsPlaces(cache)).toBe(true);
 });

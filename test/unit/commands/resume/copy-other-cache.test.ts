@@ -1,9 +1,10 @@
 /**
  * A copy of a state directory resumed with another cache directory (another machine's, an XDG_CACHE_HOME that differs
- * between two shells): no record of this cache says where the job was run, but its journal names the file it was made
- * as, so the copy is told from the original (docs/behaviour.md#jobs). The original still here: what it created is
- * taken from it, never bought again. Gone: nothing is sent without a lookup reaching back to the job's start, and that
- * hint, followed as printed, buys each item once. A journal moved whole (the same file under another name) is no copy.
+ * between two shells): its journal names the file it was made as and the cache directory it was made under, whose
+ * record of the job's place every run reads and writes (docs/behaviour.md#jobs). So the original and its copy, run in
+ * turns each with its own cache directory, each take what the other created. The original and its cache directory
+ * gone: nothing is sent without a lookup reaching back to the job's start, and that hint, followed as printed, buys
+ * each item once. A journal moved whole (the same file under another name) is no copy.
  */
 import { cpSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,14 +25,20 @@ const run = (argv: string[], env: Record<string, string> = {}) =>
 const fromCopy = (argv: string[]) =>
   run(argv, { TASKCTL_STATE_DIR: join(dir, 'state2'), TASKCTL_CACHE_DIR: join(dir, 'cache2') });
 
+/** The balance runs out after `chunks` more tasks (its reads refused, so the guard cannot stop the run first). */
+async function balanceFor(chunks: number): Promise<void> {
+  await world.clearFaults();
+  await world.setBalance(chunks);
+  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+}
+
 /**
  * Job J of four one-item chunks, stopped after chunk 1 (the balance ran out), and its state directory copied. Its items
  * come from a file of the user's (items given as arguments are kept beside the journal, so a copy whose original is
  * gone has lost them too).
  */
 async function stoppedAndCopied(): Promise<{ id: string; original: string }> {
-  await world.setBalance(1);
-  await world.fault({ method: 'GET', path: '/balance', kind: 'status', status: 503, count: 100 });
+  await balanceFor(1);
   writeFileSync(join(dir, 'items.txt'), `${ITEMS.join('\n')}\n`);
   const stopped = await run(['create', S, '-f', join(dir, 'items.txt'), '--chunk-size', '1', '-y']);
   expect(stopped.code, stopped.stderr).toBe(6);
@@ -59,11 +66,30 @@ it('the original finished first: the copy takes its tasks from it and buys nothi
   await eachBoughtOnce();
 });
 
-it('the original gone: nothing sent, and the hint as printed looks each chunk up and buys each item once', async () => {
+it('the copy and the original taking turns, each with its own cache directory: each takes what the other created', async () => {
+  const { id } = await stoppedAndCopied();
+  // Chunk 2 by the copy, chunk 3 by the original, chunk 4 by the copy: each run stopped by the balance (exit 6).
+  await balanceFor(1);
+  const copyFirst = await fromCopy(['resume', id, '-y']);
+  expect(copyFirst.code, copyFirst.stderr).toBe(6);
+  await balanceFor(1);
+  const original = await run(['resume', id, '-y']);
+  expect(original.code, original.stderr).toBe(6);
+  expect(original.stderr).toContain(`job ${id}: the tasks of 1 chunk taken from ${join(realpathSync(dir), 'state2')}`);
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  const copyAgain = await fromCopy(['resume', id, '-y']);
+  expect(copyAgain.code, copyAgain.stderr).toBe(0);
+  expect(copyAgain.stderr).toContain(`job ${id}: the tasks of 1 chunk taken from ${join(realpathSync(dir), 'state')}`);
+  await eachBoughtOnce();
+});
+
+it('the original and its cache directory gone (another machine): nothing sent, and the hint as printed buys each item once', async () => {
   const { id, original } = await stoppedAndCopied();
   const finished = await run(['resume', id, '-y']);
   expect(finished.code, finished.stderr).toBe(0);
   rmSync(join(dir, 'state'), { recursive: true });
+  rmSync(join(dir, 'cache'), { recursive: true });
   world.clock.advance(3 * 60_000);
   const tasks = await world.taskCount();
   const refused = await fromCopy(['resume', id, '-y']);
