@@ -12,11 +12,9 @@ import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { JOB_ID, realPath } from './job-files.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
-export interface JobPlaceRecord {
+export interface JobPlaceRecord extends FileIdentity {
   /** The journal's real path. */
   path: string;
-  dev: string;
-  ino: string;
   /**
    * That journal was removed as its job ended there (pruned: `jobs --prune` or the job-retention), when and as what
    * (`lost`: finished, but the service no longer had the tasks of some of its chunks): the record stays, so a copy of
@@ -41,14 +39,33 @@ const MAX_BYTES = 8192;
 
 const recordPath = (cacheDir: string, id: string) => join(cacheDir, 'places', `${id}.json`);
 
-/** The identity of the file at `path` (as a journal's lock records it), or undefined when it cannot be looked at. */
-export function fileIdentity(path: string): { dev: string; ino: string } | undefined {
+/**
+ * A file's identity: its device and inode (as a journal's lock records them), and its birth (ns), which a rename keeps
+ * and a file that got a freed inode does not; absent where the file system keeps none, and in records of earlier
+ * versions.
+ */
+export interface FileIdentity {
+  dev: string;
+  ino: string;
+  born?: string | undefined;
+}
+
+/** The identity of the file at `path`, or undefined when it cannot be looked at. */
+export function fileIdentity(path: string): FileIdentity | undefined {
   try {
     const stats = statSync(path, { bigint: true });
-    return { dev: String(stats.dev), ino: String(stats.ino) };
+    const born = stats.birthtimeNs > 0n ? { born: String(stats.birthtimeNs) } : {};
+    return { dev: String(stats.dev), ino: String(stats.ino), ...born };
   } catch {
     return undefined;
   }
+}
+
+/** True when two identities are one file: the same device and inode, and the same birth where both know one. */
+export function sameFile(one: FileIdentity | undefined, other: FileIdentity | undefined): boolean {
+  if (one === undefined || other === undefined) return false;
+  if (one.dev !== other.dev || one.ino !== other.ino) return false;
+  return one.born === undefined || other.born === undefined || one.born === other.born;
 }
 
 /**
@@ -72,8 +89,9 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
     const text = readRegularFile(recordPath(cacheDir, id), { what: 'cache file', maxBytes: MAX_BYTES });
     if (text === undefined) return undefined;
     const record = JSON.parse(text) as Partial<Record<keyof JobPlaceRecord, unknown>> | null;
-    const { path, dev, ino, removed, size, reached } = record ?? {};
+    const { path, dev, ino, born: birth, removed, size, reached } = record ?? {};
     if (typeof path !== 'string' || typeof dev !== 'string' || typeof ino !== 'string') return undefined;
+    const born = typeof birth === 'string' ? { born: birth } : {};
     const got = typeof size === 'number' && typeof reached === 'number' ? { size, reached } : {};
     const { at, as } = (removed ?? {}) as { at?: unknown; as?: unknown };
     // A removal it cannot read is still one: a copy resumed must not take it for a file that may be there.
@@ -82,9 +100,10 @@ export function lastJobPlace(cacheDir: string, id: string): JobPlaceRecord | und
         path,
         dev,
         ino,
+        ...born,
         removed: { at: typeof at === 'string' ? at : '', as: as === 'superseded' || as === 'lost' ? as : 'finished' },
       };
-    return { path, dev, ino, ...got };
+    return { path, dev, ino, ...born, ...got };
   } catch {
     return undefined;
   }
@@ -103,7 +122,7 @@ export function recordJobPlace(
   last = lastJobPlace(cacheDir, id),
 ): void {
   if (!JOB_ID.test(id)) return;
-  const same = last?.path === place.path && last.dev === place.dev && last.ino === place.ino;
+  const same = last?.path === place.path && last.born === place.born && sameFile(last, place);
   if (same && last.size === place.size && last.reached === place.reached) return;
   const problem = makeDirectory(join(cacheDir, 'places'), 0o700);
   if (problem) throw new Error(describeDirectoryProblem(problem));

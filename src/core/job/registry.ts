@@ -9,7 +9,7 @@ import type { Env } from '../../lib/env.js';
 import { JOB_ID, JobStore, pathExists } from '../../store/job-files.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
-import { fileIdentity, lastJobPlace } from '../../store/job-places.js';
+import { fileIdentity, lastJobPlace, sameFile } from '../../store/job-places.js';
 
 /** Digits of the start time (ms, base 36): 8 hold every instant until 2059, so ids sort as their jobs started. */
 const TIME_DIGITS = 8;
@@ -42,14 +42,13 @@ export function jobStore(env: Env): JobStore {
 
 /**
  * The journal this user last ran job `id` from (store/job-places.ts), while that file is still the one run there (its
- * device and inode) and was not removed as its job ended: a job of another state directory sharing this cache
+ * device, inode and birth) and was not removed as its job ended: a job of another state directory sharing this cache
  * directory (`JobStore.find`).
  */
 function lastRunElsewhere(cacheDir: string, id: string): string | undefined {
   const last = lastJobPlace(cacheDir, id);
   if (last === undefined || last.removed !== undefined) return undefined;
-  const identity = fileIdentity(last.path);
-  return identity?.dev === last.dev && identity.ino === last.ino ? last.path : undefined;
+  return sameFile(fileIdentity(last.path), last) ? last.path : undefined;
 }
 
 /**

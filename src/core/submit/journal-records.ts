@@ -69,12 +69,21 @@ const JobSchema = z.object({
   /** The tasks that window never reuses (a retry's own sources), with `reuse_window`. */
   not_reusable: z.array(z.number()).optional(),
   /**
-   * Where the journal was made: its real path, device and inode, and the cache directory of the run that made it (its
-   * absolute path), whose record of the job's place every run of the job reads and writes, from whatever copy and with
-   * whatever cache directory of its own. A journal found at another path with another identity, which no such record
-   * places, is a copy (journaled-run.ts `lastPlaceOf`). Journals of earlier versions have none.
+   * Where the journal was made: its real path, device, inode and birth (store/job-places.ts `FileIdentity`), and the
+   * cache directory of the run that made it (its absolute path), whose record of the job's place every run of the job
+   * reads and writes, from whatever copy and with whatever cache directory of its own. A journal found at another path
+   * with another identity, which no such record places, is a copy (journaled-run.ts `lastPlaceOf`). Journals of
+   * earlier versions have none.
    */
-  origin: z.object({ path: z.string(), dev: z.string(), ino: z.string(), cache: z.string().optional() }).optional(),
+  origin: z
+    .object({
+      path: z.string(),
+      dev: z.string(),
+      ino: z.string(),
+      born: z.string().optional(),
+      cache: z.string().optional(),
+    })
+    .optional(),
   /** A retry: the job retried (`--job`: its journal's absolute path) or the tasks (`retry <id...>`), and --error. */
   retry_of: z
     .object({ journal: z.string().optional(), tasks: z.array(z.number()).optional(), error: z.array(z.string()) })

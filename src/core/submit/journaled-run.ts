@@ -43,6 +43,8 @@ import {
   keepsPlaces,
   lastJobPlace,
   recordJobPlace,
+  sameFile,
+  type FileIdentity,
   type JobPlaceRecord,
   type RemovedAs,
 } from '../../store/job-places.js';
@@ -326,16 +328,16 @@ function lastPlaceOf(
   let took: Took | undefined;
   let gone: GonePlace | undefined;
   let restored: Restored | undefined;
-  // A new job: no other place can know it yet. Else this cache's record, or the file the journal was made as when this
-  // cache has none and the journal is a copy of it (copiedFrom).
-  // The cache directory the journal was made under, when this run has another (a copy of the state directory run with
-  // another cache directory): its record is the job's, read first and written too, so the original and its copies
-  // each find where the others went on (journal-records.ts `origin`). A removal this cache recorded still stands.
-  const home = file.empty ? undefined : homeCache(fold, where.cacheDir);
+  // Where the job was last run. A new job: no other place can know it yet (an empty file has no job record either).
+  // Else the record of the cache directory the journal was made under, when this run has another (a copy of the state
+  // directory run with another cache directory): the job's own record, read first and written too, so the original and
+  // its copies each find where the others went on (journal-records.ts `origin`); else this cache's (a removal it
+  // recorded stands first); with neither, the file the journal was made as, when it is a copy of it (copiedFrom).
+  const home = homeCache(fold, where.cacheDir);
   const own = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
   const there = home === undefined ? undefined : lastJobPlace(home, id);
   const last: (JobPlaceRecord & { copied?: true }) | undefined =
-    own?.removed !== undefined ? own : (there ?? own ?? (file.empty ? undefined : copiedFrom(fold, path, identity)));
+    own?.removed !== undefined ? own : (there ?? own ?? copiedFrom(fold, path, identity));
   // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
   // (a backup put back is not that journal).
   if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, { removed: last.removed });
@@ -346,9 +348,10 @@ function lastPlaceOf(
         `job ${id} is in use by another taskctl (${holderWords(holder)}) through its journal ${last.path}; nothing was sent`,
         heldLockHint(holder, `${last.path}.lock`, 'Wait for that run to end, then resume the job'),
       );
-    const moved = identity?.dev === last.dev && identity.ino === last.ino;
-    if (fileIdentity(last.path) !== undefined) {
-      const chunks = adoptOther(file, fold, id, last.path);
+    const moved = sameFile(identity, last);
+    // Another file at that path now (another job's journal, a link) is not the one that run wrote: gone as well.
+    const chunks = fileIdentity(last.path) === undefined ? undefined : adoptOther(file, fold, id, last.path);
+    if (chunks !== undefined) {
       if (chunks > 0) took = { chunks, from: last.path };
     } else if (!moved) gone = gonePast(id, place, last.path, nowMs, where, { copied: last.copied === true });
   } else if (
@@ -407,18 +410,18 @@ function homeCache(fold: JobFold, cacheDir: string): string | undefined {
 
 /**
  * The file a journal was made as (its job record's `origin`), when the journal is a copy of it: at another path, with
- * another identity (a journal moved whole keeps its device and inode). Asked only when this user's cache directory has
+ * another identity (a journal moved whole keeps its device, inode and birth). Asked only when this user's cache directory has
  * no record of the job: a copy of a state directory run with another cache directory (another machine's, or another
  * XDG_CACHE_HOME), whose original may have gone on since. Undefined for a journal of an earlier version (no origin).
  */
 function copiedFrom(
   fold: JobFold,
   path: string,
-  identity: { dev: string; ino: string } | undefined,
+  identity: FileIdentity | undefined,
 ): (JobPlaceRecord & { copied: true }) | undefined {
   const origin = fold.job?.origin;
   if (origin === undefined || realPath(origin.path) === path) return undefined;
-  if (identity?.dev === origin.dev && identity.ino === origin.ino) return undefined;
+  if (sameFile(identity, origin)) return undefined;
   return { ...origin, copied: true };
 }
 
@@ -589,26 +592,36 @@ function foldOf(path: string): JobFold {
  * Appends to `file` the outcome of every chunk the other file of job `id` knows better (a task, or a later send, and
  * another job's cover of it: a hand-over's `covered_by`, so this file knows which of its chunks that job covers, or
  * that it took the job over whole); what it appends goes to `fold` too. Both files are read again a record at a time (a
- * copy is rare; its state is what is held). Returns how many chunks it gave a task.
+ * copy is rare; its state is what is held). Returns how many chunks it gave a task; undefined when the other file is
+ * no journal of job `id` (another job's, put in its place, or a file that is no journal, such as a link or a FIFO,
+ * which is never read through).
  */
-function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): number {
+function adoptOther(file: JournalFile, fold: JobFold, id: string, otherPath: string): number | undefined {
   if (file.empty) return 0;
   const mine = readState(file.path);
   let done: unknown;
   const otherFold = foldOf(otherPath);
   // The latest word on each chunk of the other file, when it is another job's cover (hand-over.ts).
   const covers = new Map<number, CoverWord>();
-  const found = readJournalRecords(otherPath, (record) => {
-    if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
-    const chunk = (record as { chunk?: unknown } | null)?.chunk;
-    if (typeof chunk === 'number') {
-      const cover = coverWord(record);
-      if (cover === undefined) covers.delete(chunk);
-      else covers.set(chunk, cover);
-    }
-    otherFold.add(record);
-  });
-  if (!mine || !found || jobIdOf(otherFold.first) !== id) return 0;
+  let found: boolean;
+  try {
+    found = readJournalRecords(otherPath, (record) => {
+      if (done === undefined && (record as { type?: unknown } | null)?.type === 'done') done = record;
+      const chunk = (record as { chunk?: unknown } | null)?.chunk;
+      if (typeof chunk === 'number') {
+        const cover = coverWord(record);
+        if (cover === undefined) covers.delete(chunk);
+        else covers.set(chunk, cover);
+      }
+      otherFold.add(record);
+    });
+  } catch (error) {
+    // Refused as no regular file (a link, a FIFO, a directory), or too large to be one of ours.
+    if (error instanceof CliError) return undefined;
+    throw error;
+  }
+  if (!found || jobIdOf(otherFold.first) !== id) return undefined;
+  if (!mine) return 0;
   const other = otherFold.end();
   if (!other) return 0;
   let tasks = 0;

@@ -16,6 +16,7 @@ import {
   fileIdentity,
   keepsPlaces,
   lastJobPlace,
+  sameFile,
   recordJobPlace,
   retireJobPlace,
   sweepRetiredPlaces,
@@ -145,4 +146,16 @@ it("keepsPlaces: only a cache directory whose places is a directory of this user
   rmSync(join(cache, 'places'));
   recordJobPlace(cache, 'j-abcd1234', { path: '/some/job.jsonl', dev: '1', ino: '2' });
   expect(keepsPlaces(cache)).toBe(true);
+});
+
+it('sameFile: the same device and inode, and the same birth where both know one (a freed inode reused is another file)', () => {
+  const file = { dev: '1', ino: '2', born: '100' };
+  expect(sameFile(file, { ...file })).toBe(true);
+  expect(sameFile(file, { ...file, born: '101' })).toBe(false);
+  expect(sameFile(file, { dev: '1', ino: '2' })).toBe(true); // a record of an earlier version
+  expect(sameFile(file, { ...file, ino: '3' })).toBe(false);
+  expect(sameFile(file, undefined)).toBe(false);
+  const cache = cacheDir();
+  recordJobPlace(cache, 'j-abcd1234', { path: '/some/job.jsonl', ...file });
+  expect(lastJobPlace(cache, 'j-abcd1234')).toEqual({ path: '/some/job.jsonl', ...file });
 });

@@ -6,7 +6,17 @@
  * gone: nothing is sent without a lookup reaching back to the job's start, and that hint, followed as printed, buys
  * each item once. A journal moved whole (the same file under another name) is no copy.
  */
-import { cpSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { worldEachTest, type World } from '../sandbox-world.js';
@@ -116,5 +126,59 @@ it('a journal moved whole under another state directory is no copy: it goes on, 
   const moved = await fromCopy(['resume', id, '-y']);
   expect(moved.code, moved.stderr).toBe(0);
   expect(moved.stderr).not.toContain('copy');
+  await eachBoughtOnce();
+});
+
+it.each(['another job', 'a link'] as const)(
+  "the original's path now holding %s: the copy buys nothing, and the lookup as printed buys each item once",
+  async (replaced) => {
+    const { id, original } = await stoppedAndCopied();
+    const finished = await run(['resume', id, '-y']);
+    expect(finished.code, finished.stderr).toBe(0);
+    rmSync(join(dir, 'cache'), { recursive: true });
+    rmSync(original);
+    if (replaced === 'another job') {
+      // A new job started in its place (a script that names its journal, run again).
+      const other = await run(['create', S, 'other.example', '-y', '--journal', original]);
+      expect(other.code, other.stderr).toBe(0);
+    } else {
+      mkdirSync(join(dir, 'kept'), { recursive: true });
+      writeFileSync(join(dir, 'kept', 'job.jsonl'), '');
+      symlinkSync(join(dir, 'kept', 'job.jsonl'), original);
+    }
+    const tasks = await world.taskCount();
+    const refused = await fromCopy(['resume', id, '-y']);
+    expect(refused.code, `${replaced}: ${refused.stderr}`).toBe(2);
+    expect(refused.stderr).toContain(`job ${id}: its journal is a copy of ${original}, which is not here`);
+    expect(await world.taskCount()).toBe(tasks);
+    const hint =
+      /taskctl (resume [^;\n]*)/
+        .exec(refused.stderr.split('\n').at(-2) ?? '')?.[1]
+        ?.trim()
+        .split(' ') ?? [];
+    const resumed = await fromCopy(hint);
+    expect(resumed.code, `${replaced}: ${resumed.stderr}`).toBe(0);
+    await eachBoughtOnce();
+  },
+);
+
+it('a copy that got the inode its original freed (a backup restored under another name) is no journal moved whole', async () => {
+  const { id } = await stoppedAndCopied();
+  const finished = await run(['resume', id, '-y']);
+  expect(finished.code, finished.stderr).toBe(0);
+  rmSync(join(dir, 'state'), { recursive: true });
+  rmSync(join(dir, 'cache'), { recursive: true });
+  // The copy's journal as a file system that reuses inodes would leave it: its device and inode those the original's
+  // journal was made with; the birth of a file, which a move keeps, is what tells them apart.
+  const copy = join(dir, 'state2', 'jobs', `${id}.jsonl`);
+  const { dev, ino } = statSync(copy, { bigint: true });
+  const [first = '', ...rest] = readFileSync(copy, 'utf8').split('\n');
+  const job = JSON.parse(first) as { origin: Record<string, string> };
+  job.origin = { ...job.origin, dev: String(dev), ino: String(ino), born: '1' };
+  writeFileSync(copy, [JSON.stringify(job), ...rest].join('\n'));
+  expect(statSync(copy, { bigint: true }).ino).toBe(ino);
+  const refused = await fromCopy(['resume', id, '-y']);
+  expect(refused.code, refused.stderr).toBe(2);
+  expect(refused.stderr).toContain(`job ${id}: its journal is a copy of`);
   await eachBoughtOnce();
 });
