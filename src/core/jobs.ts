@@ -30,7 +30,7 @@ import { idsOnly } from './quiet.js';
 import { accountsOf, readAliases } from '../store/account-aliases.js';
 import { stateDirectory } from '../store/state-dir.js';
 import { cacheDirectory } from '../store/cache-dir.js';
-import { lastJobPlace, retireJobPlace, sweepRetiredPlaces, type RemovedAs } from '../store/job-places.js';
+import { jobPlace, makerCache, retireJobPlace, sweepRetiredPlaces, type RemovedAs } from '../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './job/removed-place.js';
 import { coveringChunk, readJobState, standingTakeover } from './submit/hand-over.js';
 import { counted } from '../output/plural.js';
@@ -92,8 +92,8 @@ const ended = (state: JobStateName) => state === 'finished' || state === 'lost' 
  * Where an unfinished job ended instead, when it did (JobRow `endedElsewhere`): the file this user last ran it from,
  * removed as the job ended there. The same rule as its resume's refusal (core/submit/journaled-run.ts lastPlaceOf).
  */
-function endedElsewhere(cacheDir: string, id: string): JobRow['endedElsewhere'] {
-  const removed = lastJobPlace(cacheDir, id);
+function endedElsewhere(cacheDir: string, id: string, maker: string | undefined): JobRow['endedElsewhere'] {
+  const removed = jobPlace(cacheDir, id, maker);
   if (removed?.removed === undefined) return undefined;
   const atMs = Date.parse(removed.removed.at);
   return { path: removed.path, as: removed.removed.as, atMs: Number.isFinite(atMs) ? atMs : 0 };
@@ -142,6 +142,8 @@ export interface JobRow {
    * its retention is counted (state `ended-elsewhere`).
    */
   endedElsewhere?: { path: string; as: RemovedAs; atMs: number };
+  /** Not shown: the cache directory its journal was made under, when another (store/job-places.ts makerCache). */
+  makerCache?: string;
   /**
    * An unfinished job's: the jobs that took one of its chunks over (not it whole). Its resume takes tasks from them, so
    * they are kept while it is (`pruneJobs`).
@@ -224,7 +226,8 @@ function glanceRow(store: JobStore, stored: StoredJob, cacheDir: string): JobGla
       done,
       lost: done ? lostAtDone(stored.path, ends.last) : 0,
       running,
-      endedElsewhere: !done && !running && endedElsewhere(cacheDir, stored.id) !== undefined,
+      endedElsewhere:
+        !done && !running && endedElsewhere(cacheDir, stored.id, makerCache(job.origin, cacheDir)) !== undefined,
       superseded: supersededIn(ends.last) !== undefined,
       refused: isRefusedRecord(ends.last),
     }),
@@ -304,7 +307,8 @@ function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | 
     else if (chunk.refused !== undefined) refused++;
   }
   const running = !state.done && store.runner(stored.id, stored.path) !== undefined;
-  const elsewhere = state.done || running ? undefined : endedElsewhere(cacheDir, stored.id);
+  const maker = makerCache(job.origin, cacheDir);
+  const elsewhere = state.done || running ? undefined : endedElsewhere(cacheDir, stored.id, maker);
   const takeover = running ? undefined : settledTakeover(store, state);
   const over = takeover?.job;
   const takers = state.done ? [] : [...new Set((state.takenOver ?? []).map((cover) => cover.job))];
@@ -337,6 +341,7 @@ function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | 
     ...(takeover !== undefined && { coverTask: takeover.task }),
     ...(takers.length > 0 && { taken_over_by: takers }),
     ...(tookFrom.length > 0 && { tookFrom }),
+    ...(maker !== undefined && { makerCache: maker }),
   };
 }
 
@@ -399,8 +404,12 @@ export function pruneJobs(
         expired(Math.max(mtimeMs, since), keepMs, nowMs),
       );
       // The record of where it ended stays as it is: it names that journal, and how the job ended there.
-      if (removed && row.endedElsewhere === undefined)
+      if (removed && row.endedElsewhere === undefined) {
         retireJobPlace(cacheDir, row.id, row.journal, removedAs(row.state), nowMs);
+        // The job's own record too, so its original (or another copy) learns that this one ended here.
+        if (row.makerCache !== undefined)
+          retireJobPlace(row.makerCache, row.id, row.journal, removedAs(row.state), nowMs);
+      }
       return removed;
     } catch (error) {
       return leftForOdd(error, row.id, odd);
@@ -670,6 +679,7 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
       lost: _lost,
       notJournal: _no,
       endedElsewhere: _elsewhere,
+      makerCache: _maker,
       tookFrom: _tookFrom,
       ...row
     }) => (row.state === 'unreadable' ? { ...row, ...UNKNOWN_IN_JSON } : row),

@@ -7,7 +7,7 @@
  * writes it.
  */
 import { lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { JOB_ID, realPath } from './job-files.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
@@ -80,6 +80,28 @@ export function keepsPlaces(cacheDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The cache directory a job's journal was made under (its record's `origin.cache`), when it is another than
+ * `cacheDir` and keeps this user's records of job places (keepsPlaces): that directory's record is the job's own, read
+ * first and written too by every run of it, from whatever copy (core's journaled-run.ts). Never one a journal merely
+ * names.
+ */
+export function makerCache(origin: { cache?: string | undefined } | undefined, cacheDir: string): string | undefined {
+  const cache = origin?.cache;
+  if (cache === undefined || !isAbsolute(cache) || realPath(cache) === realPath(cacheDir)) return undefined;
+  return keepsPlaces(cache) ? cache : undefined;
+}
+
+/**
+ * Where job `id` was last run, as its commands read it: the record of the cache directory its journal was made under
+ * (`maker`: makerCache), else this one's; a removal this one recorded stands first.
+ */
+export function jobPlace(cacheDir: string, id: string, maker: string | undefined): JobPlaceRecord | undefined {
+  const own = lastJobPlace(cacheDir, id);
+  if (own?.removed !== undefined || maker === undefined) return own;
+  return lastJobPlace(maker, id) ?? own;
 }
 
 /** Where job `id` was last run, if this user's cache directory says so (a missing or damaged record: undefined). */

@@ -17,7 +17,7 @@ import { checkChunkTask, goneChunkTask, jobChunks, type CreatedChunk, type JobCh
 import { answerBytes, rateBudgetAllows, readAhead, type ReadAheadLimits } from './read-ahead.js';
 import { standingTakeover } from '../submit/hand-over.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
-import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
+import { jobPlace, makerCache, type RemovedAs } from '../../store/job-places.js';
 import { endedFrom, tasksOnService, tasksSinceCommand } from './removed-place.js';
 import { resumeCommand, waiting, type JobRef } from '../submit/resume-command.js';
 import { counted } from '../../output/plural.js';
@@ -79,7 +79,9 @@ export async function readJob(
   const chunks = jobChunks(state);
   const holder = state.done ? undefined : jobStore(ctx.env).runner(jobIdOf(job) ?? '', path);
   const over = standingTakeover(jobStore(ctx.env), state);
-  const place = state.done || holder ? undefined : lastJobPlace(cacheDirectory(ctx.env), jobIdOf(job) ?? '');
+  const cacheDir = cacheDirectory(ctx.env);
+  const place =
+    state.done || holder ? undefined : jobPlace(cacheDir, jobIdOf(job) ?? '', makerCache(state.job.origin, cacheDir));
   const withTask = chunks.filter((chunk): chunk is CreatedChunk => chunk.task !== undefined);
   const read: JournaledJob = {
     file,

@@ -12,7 +12,7 @@ import { shellWord } from '../../lib/shell-word.js';
 import { formatDuration, LONGEST_DURATION_MS } from '../../lib/duration.js';
 import { requireJobAccount } from '../job/job-account.js';
 import { createHash, type Hash } from 'node:crypto';
-import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+import { basename, dirname, resolve, sep } from 'node:path';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import {
   CliError,
@@ -40,8 +40,8 @@ import {
 import { realPath, streamCopyPath } from '../../store/job-files.js';
 import {
   fileIdentity,
-  keepsPlaces,
   lastJobPlace,
+  makerCache,
   recordJobPlace,
   sameFile,
   type FileIdentity,
@@ -333,21 +333,21 @@ function lastPlaceOf(
   // directory run with another cache directory): the job's own record, read first and written too, so the original and
   // its copies each find where the others went on (journal-records.ts `origin`); else this cache's (a removal it
   // recorded stands first); with neither, the file the journal was made as, when it is a copy of it (copiedFrom).
-  const home = homeCache(fold, where.cacheDir);
+  const home = makerCache(fold.job?.origin, where.cacheDir);
   const own = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
   const there = home === undefined ? undefined : lastJobPlace(home, id);
   const last: (JobPlaceRecord & { copied?: true }) | undefined =
     own?.removed !== undefined ? own : (there ?? own ?? copiedFrom(fold, path, identity));
+  // The file the journal was made as, when it is another one: a run holding it is exit 2 naming it, whatever place the
+  // record names (the original let past a gone place by the lookup records none, and a copy with another cache
+  // directory shares no ledger with it).
+  const origin = fold.job?.origin?.path;
+  if (origin !== undefined && realPath(origin) !== path) refuseHeld(id, origin);
   // Removed as the job ended there (pruned): what that run bought is not known here, whatever file is at that path now
   // (a backup put back is not that journal).
   if (last?.removed !== undefined) gone = gonePast(id, place, last.path, nowMs, where, { removed: last.removed });
   else if (last !== undefined && realPath(last.path) !== path) {
-    const holder = lockHolder(`${last.path}.lock`);
-    if (holder !== undefined)
-      throw new UsageError(
-        `job ${id} is in use by another taskctl (${holderWords(holder)}) through its journal ${last.path}; nothing was sent`,
-        heldLockHint(holder, `${last.path}.lock`, 'Wait for that run to end, then resume the job'),
-      );
+    refuseHeld(id, last.path);
     const moved = sameFile(identity, last);
     // Another file at that path now (another job's journal, a link) is not the one that run wrote: gone as well.
     const chunks = fileIdentity(last.path) === undefined ? undefined : adoptOther(file, fold, id, last.path);
@@ -397,15 +397,14 @@ function lastPlaceOf(
   return { took, gone, restored };
 }
 
-/**
- * The cache directory a journal was made under (its job record's `origin`), when it is not `cacheDir` and keeps this
- * user's records of job places (store/job-places.ts `keepsPlaces`): a record written by a journal's maker is never
- * planted in a directory that is not one.
- */
-function homeCache(fold: JobFold, cacheDir: string): string | undefined {
-  const cache = fold.job?.origin?.cache;
-  if (cache === undefined || !isAbsolute(cache) || realPath(cache) === realPath(cacheDir)) return undefined;
-  return keepsPlaces(cache) ? cache : undefined;
+/** Exit 2 naming the run that holds the journal at `journal` (its lock beside it), if one does: job `id` is in use. */
+function refuseHeld(id: string, journal: string): void {
+  const holder = lockHolder(`${journal}.lock`);
+  if (holder === undefined) return;
+  throw new UsageError(
+    `job ${id} is in use by another taskctl (${holderWords(holder)}) through its journal ${journal}; nothing was sent`,
+    heldLockHint(holder, `${journal}.lock`, 'Wait for that run to end, then resume the job'),
+  );
 }
 
 /**

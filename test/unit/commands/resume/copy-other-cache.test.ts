@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import type { Clock } from '../../../../src/lib/time.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
@@ -58,6 +59,13 @@ async function stoppedAndCopied(): Promise<{ id: string; original: string }> {
   await world.setBalance(10_000);
   return { id, original: join(realpathSync(join(dir, 'state')), 'jobs', `${id}.jsonl`) };
 }
+
+/** The resume the refusal's hint names (its last line's), as words. */
+const lookupHint = (stderr: string): string[] =>
+  /taskctl (resume [^;\n]*)/
+    .exec(stderr.split('\n').at(-2) ?? '')?.[1]
+    ?.trim()
+    .split(' ') ?? [];
 
 async function eachBoughtOnce(): Promise<void> {
   const counts = await world.itemCounts();
@@ -106,11 +114,7 @@ it('the original and its cache directory gone (another machine): nothing sent, a
   expect(refused.code, refused.stderr).toBe(2);
   expect(refused.stderr).toContain(`job ${id}: its journal is a copy of ${original}, which is not here`);
   expect(await world.taskCount()).toBe(tasks);
-  const hint =
-    /taskctl (resume [^;\n]*)/
-      .exec(refused.stderr.split('\n').at(-2) ?? '')?.[1]
-      ?.trim()
-      .split(' ') ?? [];
+  const hint = lookupHint(refused.stderr);
   // Back to the job's start (3 minutes and the runs' own waits ago) with ten minutes to spare.
   expect(hint.slice(0, 4)).toEqual(['resume', id, '--yes', '--reuse-window']);
   expect(Number.parseInt(hint[4] ?? '', 10)).toBeGreaterThanOrEqual(13);
@@ -151,11 +155,7 @@ it.each(['another job', 'a link'] as const)(
     expect(refused.code, `${replaced}: ${refused.stderr}`).toBe(2);
     expect(refused.stderr).toContain(`job ${id}: its journal is a copy of ${original}, which is not here`);
     expect(await world.taskCount()).toBe(tasks);
-    const hint =
-      /taskctl (resume [^;\n]*)/
-        .exec(refused.stderr.split('\n').at(-2) ?? '')?.[1]
-        ?.trim()
-        .split(' ') ?? [];
+    const hint = lookupHint(refused.stderr);
     const resumed = await fromCopy(hint);
     expect(resumed.code, `${replaced}: ${resumed.stderr}`).toBe(0);
     await eachBoughtOnce();
@@ -182,3 +182,59 @@ it('a copy that got the inode its original freed (a backup restored under anothe
   expect(refused.stderr).toContain(`job ${id}: its journal is a copy of`);
   await eachBoughtOnce();
 });
+
+it("a copy's run while the original's run holds the job is exit 2 naming that run, whatever place the record names", async () => {
+  const { id } = await stoppedAndCopied();
+  // Chunk 2 by a third copy, with the original's cache directory (the record names it), then removed: the job's place
+  // is a gone file, past which the original's run below is let by a window reaching back to the job's start.
+  cpSync(join(dir, 'state'), join(dir, 'state3'), { recursive: true });
+  await balanceFor(1);
+  const third = await run(['resume', id, '-y'], { TASKCTL_STATE_DIR: join(dir, 'state3') });
+  expect(third.code, third.stderr).toBe(6);
+  rmSync(join(dir, 'state3'), { recursive: true });
+  await world.clearFaults();
+  await world.setBalance(10_000);
+  // The original's chunk 3 answer is lost: while it checks the task list for it (a sleep of a second or more, holding
+  // the job), the copy follows the same hint.
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-after', count: 1 });
+  const hint = ['resume', id, '-y', '--reuse-window', '60m'];
+  let copy: Awaited<ReturnType<typeof fromCopy>> | undefined;
+  const clock: Clock = {
+    now: () => world.clock.now(),
+    sleep: async (ms, signal) => {
+      if (copy === undefined && ms >= 1000) copy = await fromCopy(hint);
+      return world.clock.sleep(ms, signal);
+    },
+  };
+  const original = await runTaskctl(hint, { env: world.env, clock, home: dir });
+  expect(copy?.code, copy?.stderr).toBe(2);
+  expect(copy?.stderr).toContain(`job ${id} is in use by another taskctl (process ${process.pid} on `);
+  expect(original.code, original.stderr).toBe(0);
+  const after = await fromCopy(hint);
+  expect(after.code, after.stderr).toBe(0);
+  await eachBoughtOnce();
+});
+
+it.each(['the copy', 'the original'] as const)(
+  '%s finished and pruned with its own cache directory: the other is listed ended-elsewhere and buys nothing',
+  async (pruned) => {
+    const { id } = await stoppedAndCopied();
+    const there = pruned === 'the copy' ? fromCopy : run;
+    const here = pruned === 'the copy' ? run : fromCopy;
+    const finished = await there(['resume', id, '-y']);
+    expect(finished.code, finished.stderr).toBe(0);
+    world.clock.advance(60_000);
+    const prune = await there(['jobs', '--prune']);
+    expect(prune.code, prune.stderr).toBe(0);
+    const tasks = await world.taskCount();
+    const listed = await here(['jobs', '-o', 'json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(
+      (JSON.parse(listed.stdout) as Array<{ id: string; state: string }>).find((job) => job.id === id)?.state,
+    ).toBe('ended-elsewhere');
+    const resumed = await here(['resume', id, '-y']);
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stderr).toContain('which was removed since as finished');
+    expect(await world.taskCount()).toBe(tasks);
+  },
+);
