@@ -332,7 +332,8 @@ function lastPlaceOf(
   // Else the record of the cache directory the journal was made under, when this run has another (a copy of the state
   // directory run with another cache directory): the job's own record, read first and written too, so the original and
   // its copies each find where the others went on (journal-records.ts `origin`); else this cache's (a removal it
-  // recorded stands first); with neither, the file the journal was made as, when it is a copy of it (copiedFrom).
+  // recorded stands first): the rule of store/job-places.ts `jobPlace`, both records kept here for writing back. With
+  // neither, the file the journal was made as, when it is a copy of it (copiedFrom).
   const home = makerCache(fold.job?.origin, where.cacheDir);
   const own = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
   const there = home === undefined ? undefined : lastJobPlace(home, id);
@@ -409,8 +410,8 @@ function refuseHeld(id: string, journal: string): void {
 
 /**
  * The file a journal was made as (its job record's `origin`), when the journal is a copy of it: at another path, with
- * another identity (a journal moved whole keeps its device, inode and birth). Asked only when this user's cache directory has
- * no record of the job: a copy of a state directory run with another cache directory (another machine's, or another
+ * another identity (a journal moved whole keeps its device, inode and birth). Asked only when no cache directory has a
+ * record of the job: a copy of a state directory run with another cache directory (another machine's, or another
  * XDG_CACHE_HOME), whose original may have gone on since. Undefined for a journal of an earlier version (no origin).
  */
 function copiedFrom(
