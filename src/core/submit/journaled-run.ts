@@ -40,7 +40,7 @@ import {
 import { realPath, streamCopyPath } from '../../store/job-files.js';
 import {
   fileIdentity,
-  lastJobPlace,
+  jobPlace,
   makerCache,
   recordJobPlace,
   sameFile,
@@ -328,17 +328,13 @@ function lastPlaceOf(
   let took: Took | undefined;
   let gone: GonePlace | undefined;
   let restored: Restored | undefined;
-  // Where the job was last run. A new job: no other place can know it yet (an empty file has no job record either).
-  // Else the record of the cache directory the journal was made under, when this run has another (a copy of the state
-  // directory run with another cache directory): the job's own record, read first and written too, so the original and
-  // its copies each find where the others went on (journal-records.ts `origin`); else this cache's (a removal it
-  // recorded stands first): the rule of store/job-places.ts `jobPlace`, both records kept here for writing back. With
-  // neither, the file the journal was made as, when it is a copy of it (copiedFrom).
+  // Where the job was last run (store/job-places.ts `jobPlace`): the record of the cache directory the journal was made
+  // under, when this run has another (a copy of the state directory run with another cache directory), is the job's
+  // own, read first and written too, so the original and its copies each find where the others went on. A new job: no
+  // place can know it yet. With no record, the file the journal was made as, when this is a copy of it (copiedFrom).
   const home = makerCache(fold.job?.origin, where.cacheDir);
-  const own = file.empty ? undefined : lastJobPlace(where.cacheDir, id);
-  const there = home === undefined ? undefined : lastJobPlace(home, id);
   const last: (JobPlaceRecord & { copied?: true }) | undefined =
-    own?.removed !== undefined ? own : (there ?? own ?? copiedFrom(fold, path, identity));
+    (file.empty ? undefined : jobPlace(where.cacheDir, id, home)) ?? copiedFrom(fold, path, identity);
   // The file the journal was made as, when it is another one: a run holding it is exit 2 naming it, whatever place the
   // record names (the original let past a gone place by the lookup records none, and a copy with another cache
   // directory shares no ledger with it).
@@ -366,22 +362,17 @@ function lastPlaceOf(
     restored = { size: file.size, was: last.size, reached: last.reached };
   if (identity === undefined) return { took, gone, restored };
   // The records as read, then as this run last wrote them: each append's record is not read back first.
-  let known = own;
-  let knownThere = there;
+  // Each record as this run last wrote it (read once at its first write): each append's record is not read back first.
+  const known = new Map<string, JobPlaceRecord>();
   const record = (size = file.size, reached = fold.reached) => {
     const place = { path, ...identity, size, reached };
-    try {
-      recordJobPlace(where.cacheDir, id, place, known);
-      known = place;
-    } catch {
-      // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
-    }
-    if (home === undefined) return;
-    try {
-      recordJobPlace(home, id, place, knownThere);
-      knownThere = place;
-    } catch {
-      // The same there.
+    for (const cacheDir of home === undefined ? [where.cacheDir] : [where.cacheDir, home]) {
+      try {
+        recordJobPlace(cacheDir, id, place, known.get(cacheDir));
+        known.set(cacheDir, place);
+      } catch {
+        // A read-only or full cache directory: nothing recorded, as the ledger there records nothing then.
+      }
     }
   };
   if (gone === undefined && restored === undefined) record();
