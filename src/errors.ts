@@ -147,6 +147,13 @@ export class InterruptedError extends CliError {
     super(message, ExitCode.interrupted, hint);
   }
 }
+/**
+ * Ctrl-C (or SIGTERM) stopped a read: it changed nothing, and the same command reads it again (docs/behaviour.md#exit-codes).
+ * One wording for every command that only reads, and for `taskctl api` with GET.
+ */
+export function readInterrupted(): InterruptedError {
+  return new InterruptedError('interrupted', 'Nothing was changed; run the same command again.');
+}
 /** Ctrl-C while a create's POST had not left (waiting for the rate limit): nothing can have been created. */
 export class InterruptedBeforeSendError extends InterruptedError {}
 

@@ -7,7 +7,7 @@
 import type { CommandAction } from './commands/help-text.js';
 import type { Context, Deps, GlobalOptions } from './context.js';
 import type { JobControl } from './output/io.js';
-import { CliError, ExitCode, STOP_SIGNALS, signalExitCode, systemErrorWords } from './errors.js';
+import { CliError, ExitCode, readInterrupted, STOP_SIGNALS, signalExitCode, systemErrorWords } from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
@@ -151,10 +151,13 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
 }
 
 /**
- * The commands that only read tasks (from the service, a journal, files): one stopped by Ctrl-C or SIGTERM where it
- * has no words of its own (a read in flight) changed nothing. `wait`'s own stop says which tasks it waits for (core/follow).
+ * The commands that only read (the account, tasks, a journal, files): one stopped by Ctrl-C or SIGTERM where it has no
+ * words of its own (a read in flight) changed nothing. `wait`'s own stop says which tasks it waits for (core/follow);
+ * `taskctl api` says it of a GET where it sends it (api/client.ts).
  */
-const READS: ReadonlySet<string> = new Set(['show', 'list', 'diff', 'wait'].map((c) => `taskctl ${c}`));
+const READS: ReadonlySet<string> = new Set(
+  ['show', 'list', 'diff', 'wait', 'balance', 'services'].map((c) => `taskctl ${c}`),
+);
 
 /** `taskctl create`, `taskctl config set`: the command path as typed (commandPath is its parent's name and its own). */
 function commandLine(commandPath: string): string {
@@ -232,10 +235,8 @@ function report(
     // A read stopped part-way changed nothing, and the same command reads it again: said as diff's own stop is, with
     // how to go on (docs/behaviour.md#exit-codes).
     if (ctx !== undefined && READS.has(ctx.commandPath.trim())) {
-      printError(
-        'interrupted',
-        sandboxAwareHint(ctx.ephemeralSandbox, 'Nothing was changed; run the same command again.'),
-      );
+      const stopped = readInterrupted();
+      printError(stopped.message, sandboxAwareHint(ctx.ephemeralSandbox, stopped.hint));
       return code;
     }
     // Ctrl-C is the person's own choice: said without "error:", like a declined prompt.

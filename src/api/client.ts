@@ -6,7 +6,7 @@
  * it lazily (`await import('../api/client.js')`).
  */
 import type { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { readInterrupted, UsageError } from '../errors.js';
 import { endpointLabel, interruptedWriteError, otherTaskError } from './api-errors.js';
 import {
   call,
@@ -201,9 +201,10 @@ async function rawRequest(
   try {
     await call(wire, spec, limit);
   } catch (thrown) {
-    // Ctrl-C stops a write that may have left: what it may have done is said, as for a lost answer.
-    if (wire.signal?.aborted && method !== 'GET')
-      throw interruptedWriteError(endpointLabel(method, target), sent.inFlight);
+    // Ctrl-C stops a write that may have left: what it may have done is said, as for a lost answer. A GET changed
+    // nothing, and is said as every read's stop is.
+    if (wire.signal?.aborted)
+      throw method === 'GET' ? readInterrupted() : interruptedWriteError(endpointLabel(method, target), sent.inFlight);
     // Without a response (a transport failure, a refused path, Ctrl-C) there is nothing to show: rethrow.
     if (seen.last === undefined || wire.signal?.aborted || !(thrown instanceof Error)) throw thrown;
     error = thrown;

@@ -305,10 +305,10 @@ describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been 
     expect(api.calls).toEqual(['POST /tasks']);
   });
 
-  it('a GET stopped in flight is just interrupted: reading again is harmless', async () => {
+  it('a GET stopped in flight changed nothing: said as every read is, and reading again is harmless', async () => {
     const result = await stoppedInFlight(['api', 'GET', '/balance'], 'SIGINT');
     expect(result.code).toBe(130);
-    expect(result.stderr).toBe('interrupted\n');
+    expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
 });
 
