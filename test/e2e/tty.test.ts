@@ -52,7 +52,7 @@ describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux'
       expect(spinning).toMatch(new RegExp(`${SPINNER_FRAME.source} task \\d+ (pending|processing)`));
       const finished = await running.exited();
       expect(finished).toMatch(/EXIT=0/);
-      expect(finished).toMatch(/✓ task \d+ completed █+ 100% +12\/12 0:\d\d/);
+      expect(finished).toMatch(/✓ task \d+ completed █+ 100% +12\/12 · 0:\d\d/);
       // The spinner line was replaced, not left behind frame after frame.
       expect(finished).not.toMatch(SPINNER_FRAME);
       expect(await running.screen(true)).toMatch(SGR);
@@ -69,7 +69,7 @@ describe.skipIf(!hasTmux)(skippedUnless('in a terminal', hasTmux, missing('tmux'
       rows: 24,
     });
     try {
-      const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left 0:0(\d)/;
+      const LINE = /task (\d+) processing [█░]+ +(\d+)% +(\d+)\/40 [\d.]+\/s est\. \d:\d\d left · 0:0(\d)/;
       const first = await running.until(LINE);
       const firstMatch = LINE.exec(first);
       expect(firstMatch, first).not.toBeNull();

@@ -392,7 +392,9 @@ export class FollowDisplay {
     const elapsed = clockTime(view.shown);
     if (mode === 'live') {
       const head = { icon, id: String(task.id).padEnd(widths.id), status, ended };
-      return fitLiveLine(head, counts, [...timing, paint.dim(elapsed)], paint, this.options.progress.lineWidth());
+      // The elapsed time set apart from the estimate before it, as in the block's head line: `est. 0:27 left · 0:14`.
+      const since = paint.dim(`· ${elapsed}`);
+      return fitLiveLine(head, counts, [...timing, since], paint, this.options.progress.lineWidth());
     }
     const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts, ended)].filter(
       (part) => part !== '',

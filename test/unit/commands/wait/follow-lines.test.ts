@@ -101,7 +101,7 @@ describe('wait: on a terminal', () => {
     expect(result.code).toBe(130);
     const afterClear = plain(afterBlock(result.stderr));
     expect(afterClear).toBe(`still running: taskctl wait ${id}\n`);
-    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left 0:\d\d/);
+    expect(plain(result.stderr)).toMatch(/task \d+ processing .*\d+% +\d+\/100 .*\/s est\. \d+:\d\d left · 0:\d\d/);
   });
 });
 

@@ -50,7 +50,7 @@ describe('FollowDisplay on a terminal', () => {
     const { progress, clock, frames } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
     display.change(change(task(1, 'processing', 3), T0));
-    expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% +3\/10 0:00$/);
+    expect(frames().pop()).toMatch(/^⠋ task 1 processing █+░+ 30% +3\/10 · 0:00$/);
     expect(frames().join('')).not.toContain('task 2');
   });
 
@@ -62,9 +62,9 @@ describe('FollowDisplay on a terminal', () => {
       display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
       return frames().pop() ?? '';
     };
-    expect(at(80, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed 10\.0\/s est\. 0:09 left 0:00$/);
-    expect(at(60, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed 0:00$/);
-    expect(at(70, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed est\. 0:09 left 0:00$/);
+    expect(at(80, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed 10\.0\/s est\. 0:09 left · 0:00$/);
+    expect(at(60, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed · 0:00$/);
+    expect(at(70, 2)).toMatch(/^⠋ task 1 processing █+░+ 42% +40\/100 2 failed est\. 0:09 left · 0:00$/);
     // A live line leaves three columns free (output/width.ts liveLineBudget): 42 columns give it 39.
     expect(at(42, 0)).toBe('⠋ task 1 processing ██░░░░░ 40%  40/100');
     expect(at(42, 2)).toBe('⠋ task 1 processing 42% 40/100 2 failed');
@@ -86,7 +86,7 @@ describe('FollowDisplay on a terminal', () => {
     display.change(change(task(1, 'processing', 3), T0));
     advance(7000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 0:07$/);
+    expect(frames().pop()).toMatch(/ · 0:07$/);
   });
 
   it('shows only the counts the service reported: nothing moves between polls; the time left is an estimate', () => {
@@ -96,7 +96,7 @@ describe('FollowDisplay on a terminal', () => {
     display.change({ ...change(t, T0), itemsPerSecond: 10, predictedEnd: T0 + 9000 });
     advance(3000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ 10% +10\/100 10\.0\/s est\. 0:06 left 0:03$/);
+    expect(frames().pop()).toMatch(/ 10% +10\/100 10\.0\/s est\. 0:06 left · 0:03$/);
     advance(120_000);
     progress.refresh();
     expect(frames().pop()).toMatch(/ 10% +10\/100 /);
@@ -110,7 +110,7 @@ describe('FollowDisplay on a terminal', () => {
     display.change({ ...change(task(1, 'processing', 9, 10), T0), itemsPerSecond: 5, predictedEnd: T0 + 2400 });
     advance(2000);
     progress.refresh();
-    expect(frames().pop()).toMatch(/ est\. 0:01 left 0:02$/);
+    expect(frames().pop()).toMatch(/ est\. 0:01 left · 0:02$/);
   });
 
   it('an estimate whose time has passed with items left says so ("est. overdue"), never "ending now"', () => {
@@ -120,7 +120,7 @@ describe('FollowDisplay on a terminal', () => {
     advance(4000);
     progress.refresh();
     const line = frames().pop() ?? '';
-    expect(line).toMatch(/ 16\/41 5\.00\/s est\. overdue 0:04$/);
+    expect(line).toMatch(/ 16\/41 5\.00\/s est\. overdue · 0:04$/);
     expect(line).not.toMatch(/ending now/);
   });
 
@@ -135,7 +135,7 @@ describe('FollowDisplay on a terminal', () => {
     const [head, why, line] = (frames().pop() ?? '').split('\n');
     expect(head).toBe('! polling, last answer 12s ago');
     expect(why).toBe('  reading task 1: could not reach 127.0.0.1:9 (connection refused)');
-    expect(line).toMatch(/ 98% +59\/60 0:12$/);
+    expect(line).toMatch(/ 98% +59\/60 · 0:12$/);
     expect(line).not.toMatch(/\/s|est\./);
     advance(20_000);
     progress.refresh();
