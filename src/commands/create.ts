@@ -44,7 +44,7 @@ export function registerCreate(program: Command, run: RunAction): void {
         'taskctl create domain_check_availability example.com example.org',
         'taskctl create domain_check_availability -f domains.txt --dry-run',
         'taskctl create domain_check_availability -f domains.txt --dry-run -q',
-        'cut -d, -f1 leads.csv | taskctl create domain_check_availability -q -y',
+        "jq -r '.[].domain' leads.json | taskctl create domain_check_availability -q -y",
         'taskctl create fanpage_extract_contact -f pages.csv --column url --max-cost 50',
         'taskctl create domain_check_availability -f big.txt --chunk-size 5000 --wait',
         'taskctl create domain_check_availability -f big.txt --reuse-window 6h -y',

@@ -158,7 +158,17 @@ export class CsvReader {
 
   private chooseColumn(header: string[], line: number): number {
     const wanted = this.ctx.column;
-    if (wanted === undefined) return 0;
+    if (wanted === undefined) {
+      // A file of items with no header row (what `cut` or a spreadsheet's one column gives) would lose its first item
+      // unseen: refused, with both readings named (docs/commands.md, the item formats).
+      const [first = ''] = header;
+      if (this.ctx.isItem?.(first) === true)
+        throw new InputError(
+          `${this.ctx.name}:${line}: the first row is read as the CSV's header, but its first cell, ${quoteForMessage(first, 40)}, is an item`,
+          'If the file has no header row, read it one item a line with --format lines; if it has one, name its column with --column.',
+        );
+      return 0;
+    }
     const exact = header.indexOf(wanted);
     if (exact !== -1) return exact;
     const lower = wanted.toLowerCase();

@@ -11,6 +11,8 @@ export interface FormatContext {
   /** File path as given, or `stdin`. */
   name: string;
   column: string | undefined;
+  /** ReadItemsOptions.isItem. */
+  isItem?: ((text: string) => boolean) | undefined;
   maxLineLength: number;
   collector: ItemCollector;
 }

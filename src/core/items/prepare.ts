@@ -3,7 +3,7 @@ import { scanItems } from './sources.js';
 import { ByteLog, Scratch } from '../../store/scratch.js';
 import { RepeatFinder } from './repeats.js';
 import type { ItemSource, ReadItemsOptions } from './types.js';
-import { itemChecker } from '../../lib/items/rules.js';
+import { itemChecker, itemsHaveShape } from '../../lib/items/rules.js';
 import { INVALID_SHOWN, NORMALISED_EXAMPLES, type InvalidItem, type NormalisedItems } from './validate.js';
 
 export interface PrepareItemsOptions extends ReadItemsOptions {
@@ -15,6 +15,11 @@ export interface PrepareItemsOptions extends ReadItemsOptions {
   keepDuplicates?: boolean;
   /** Where scratch files go for large inputs. Default: the system temp dir. */
   scratchDir?: string;
+  /**
+   * A job's inputs read again as its first run read them: a CSV's header row is taken as it was then, whatever it
+   * holds (a job recorded before such a header was refused reads the same items).
+   */
+  asRecorded?: boolean;
 }
 
 /** The items of a create, read once and held on scratch storage: counts for the price, then chunks to send. */
@@ -55,12 +60,17 @@ export async function prepareItems(
   const spool = new ByteLog(scratch, 'items', SPOOL_BUFFER, (bytes) => digest.update(bytes), SPOOL_FIRST_BYTES);
   const finder = options.keepDuplicates ? undefined : new RepeatFinder(scratch);
   const check = options.validate === false ? undefined : itemChecker(options.service);
+  // A CSV's header cell that passes as an item: only for a service whose items have a shape (any text passes otherwise).
+  const isItem =
+    check && itemsHaveShape(options.service) && options.asRecorded !== true
+      ? (text: string) => check(text).ok
+      : undefined;
   const invalid: InvalidItem[] = [];
   let invalidCount = 0;
   const normalised: NormalisedItems = { count: 0, first: [] };
   let valid = 0;
   try {
-    await scanItems(sources, options, (item, position, collector) => {
+    await scanItems(sources, { ...options, isItem }, (item, position, collector) => {
       let sent = item;
       if (check) {
         const checked = check(item);

@@ -47,7 +47,7 @@ export async function scanItems(
     throw new UsageError('stdin is named more than once as an items source', 'Pass "-" (stdin) at most once.');
   }
   const collector = new ItemCollector(limits.maxItems, sink);
-  const state: ReadState = { limits, collector, column: options.column, bytes: 0 };
+  const state: ReadState = { limits, collector, column: options.column, isItem: options.isItem, bytes: 0 };
   const streamed: Array<{ name: string; format: ItemFormat }> = [];
   for (const source of readable) {
     const index = sources.indexOf(source);

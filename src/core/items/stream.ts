@@ -18,11 +18,13 @@ export interface ReadState {
   limits: ItemLimits;
   collector: ItemCollector;
   column: string | undefined;
+  isItem?: ((text: string) => boolean) | undefined;
   bytes: number;
 }
 
 export function formatContext(name: string, state: ReadState): FormatContext {
-  return { name, column: state.column, maxLineLength: state.limits.maxLineLength, collector: state.collector };
+  const { column, isItem, limits, collector } = state;
+  return { name, column, ...(isItem && { isItem }), maxLineLength: limits.maxLineLength, collector };
 }
 
 /**

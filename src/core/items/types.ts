@@ -20,6 +20,11 @@ export interface ReadItemsOptions {
   format?: ItemFormat | undefined;
   /** csv: header of the column to read (default: the first column). json/ndjson: property of object elements. */
   column?: string | undefined;
+  /**
+   * Whether a text is one of the items (the service's check): a CSV header row whose first cell is one, read without
+   * `--column`, is a file with no header, refused rather than read one item short.
+   */
+  isItem?: ((text: string) => boolean) | undefined;
   /** Longest line, CSV record or item, in UTF-16 code units. Default 65,536 (64 Ki). */
   maxLineLength?: number;
   /** Most bytes read over all sources together. Default 1 GiB. */

@@ -926,7 +926,7 @@ async function continueGiven(
     (key) => compared[key] !== state.job[key],
   );
   if (differs.length > 0) throw mismatch(differs.map(describeOption));
-  const read = await readWithDigests(ctx, state.job.service, given.given, options);
+  const read = await readWithDigests(ctx, state.job.service, given.given, options, { asRecorded: true });
   try {
     const changed = compareInputs(state.job.inputs, given.given, read.digests);
     if (changed.length > 0) throw mismatch(changed);
@@ -964,7 +964,7 @@ async function startJob(
     const onOpen = (index: number, regular: boolean) => {
       if (!regular) copies.set(index, new InputCopy(streamCopyPath(path, ++streams)));
     };
-    const read = await readWithDigests(ctx, wanted.service, sources, options, copies, onOpen);
+    const read = await readWithDigests(ctx, wanted.service, sources, options, { copies, onOpen });
     try {
       for (const copy of copies.values()) copy.finish();
       const inputs = sources.map((source, index): JobInput => {
@@ -1145,7 +1145,9 @@ async function resumeOne(
       return;
     }
     checkSizes(state.job, job, mismatch);
-    const read = await readWithDigests(ctx, state.job.service, jobSources(state.job), readOptionsOf(state.job));
+    const read = await readWithDigests(ctx, state.job.service, jobSources(state.job), readOptionsOf(state.job), {
+      asRecorded: true,
+    });
     try {
       const changed = state.job.inputs
         .filter((input, i) => read.digests[i]?.sha256 !== input.sha256)
@@ -1737,14 +1739,22 @@ function remainingItems(journal: JobJournal, skip: ReadonlySet<number>): number 
   return items;
 }
 
-/** Reads the items of `sources`, with a digest of each source's bytes. */
+interface ReadTaps {
+  copies?: Map<number, InputCopy>;
+  onOpen?: ((source: number, regular: boolean) => void) | undefined;
+  asRecorded?: boolean;
+}
+
+/**
+ * Reads the items of `sources`, with a digest of each source's bytes; `asRecorded`, a recorded job's inputs read again
+ * (items/prepare.ts).
+ */
 async function readWithDigests(
   ctx: Reader,
   service: string,
   sources: ItemSource[],
   options: ReadOptions,
-  copies = new Map<number, InputCopy>(),
-  onOpen?: (source: number, regular: boolean) => void,
+  { copies = new Map<number, InputCopy>(), onOpen, asRecorded = false }: ReadTaps = {},
 ): Promise<{ prepared: PreparedItems; digests: Array<{ size: number; sha256: string }> }> {
   const hashes: Hash[] = sources.map(() => createHash('sha256'));
   const sizes = sources.map(() => 0);
@@ -1756,6 +1766,7 @@ async function readWithDigests(
       copies.get(index)?.write(bytes);
     },
     onOpen,
+    asRecorded,
   });
   return { prepared, digests: hashes.map((hash, index) => ({ size: sizes[index] ?? 0, sha256: hash.digest('hex') })) };
 }

@@ -58,8 +58,11 @@ export async function prepareItems(
   service: string,
   args: string[],
   options: ReadOptions,
-  /** A journaled job: the sources to read (default: from `args` and `options.file`), taps on their opening and bytes. */
-  from: Pick<ReadItemsOptions, 'onBytes' | 'onOpen'> & { sources?: ItemSource[] } = {},
+  /**
+   * A journaled job: the sources to read (default: from `args` and `options.file`), taps on their opening and bytes;
+   * `asRecorded`, its inputs read again as its first run read them (items/prepare.ts).
+   */
+  from: Pick<ReadItemsOptions, 'onBytes' | 'onOpen'> & { sources?: ItemSource[]; asRecorded?: boolean } = {},
 ): Promise<PreparedItems> {
   const { prepareItems: prepare, formatInvalidReport, INVALID_SHOWN } = await import('../items/index.js');
   const prepared = await prepare(from.sources ?? itemSources(ctx, args, options.file), {
@@ -70,6 +73,7 @@ export async function prepareItems(
     keepDuplicates: options.keepDuplicates === true,
     onBytes: from.onBytes,
     onOpen: from.onOpen,
+    asRecorded: from.asRecorded === true,
     signal: ctx.signal,
   });
   try {

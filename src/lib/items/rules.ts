@@ -27,6 +27,11 @@ const CHECKS: Record<ItemKind, (item: string) => Checked> = {
   any: acceptAny,
 };
 
+/** Whether `service`'s items have a shape of their own (a hostname, an address, a page): any text is not one. */
+export function itemsHaveShape(service: string): boolean {
+  return itemKindOf(service) !== 'any';
+}
+
 /** The check (and normalisation) of one item of `service`. */
 export function itemChecker(service: string): (item: string) => Checked {
   return CHECKS[itemKindOf(service)];

@@ -102,6 +102,26 @@ describe('prepareItems: streaming read, check, de-duplication', () => {
     prepared.dispose();
   });
 
+  it("a CSV whose header row is one of the service's items (a file with no header) is refused, never read one short", async () => {
+    const csvOf = (text: string, more: { column?: string; service?: string } = {}) =>
+      prepareItems([{ kind: 'stdin', stream: streamOf([text]) }], { service, format: 'csv', ...more });
+    await inputError(
+      csvOf('a.com\nb.com\n'),
+      /^stdin:1: the first row is read as the CSV's header, but its first cell, "a\.com", is an item/,
+    );
+    // Named as the header, it is one: the rows below it are the items.
+    const named = await csvOf('a.com\nb.com\n', { column: 'a.com' });
+    expect(named.count).toBe(1);
+    named.dispose();
+    // A header that is no item, or a service whose items can be anything: read as before.
+    const headed = await csvOf('domain,note\na.com,x\n');
+    expect(headed.count).toBe(1);
+    headed.dispose();
+    const anything = await csvOf('a.com\nb.com\n', { service: 'other_service' });
+    expect(anything.count).toBe(1);
+    anything.dispose();
+  });
+
   it('an error while reading removes the scratch files and says where', async () => {
     // 100,000 items (1.2 MB as UTF-16): past the 1 MiB spool buffer, so there are scratch files to remove.
     const big = 'a.com\n'.repeat(100_000);
