@@ -101,12 +101,22 @@ function sameWithYes(typed: readonly string[]): string {
   return command.length <= TYPED_MAX ? command : 'the same command with --yes';
 }
 
-/** Why no question can be asked: CI and --no-input are choices, and say so (the terminal may well be there). */
+/** How a stream that is not a terminal is taken, for a person at one who redirected it. */
+const REDIRECTED = { stdin: 'items piped in, or a file', stdout: 'a pipe or a file', stderr: 'a pipe or a file' };
+
+/**
+ * Why no question can be asked: CI and --no-input are choices, and say so (the terminal may well be there); at a
+ * terminal with a stream redirected (`cat items | taskctl create …`), which one.
+ */
 function noPromptWhy(ctx: Prompts & Service & Output): string {
   if (ctx.globals.ci === true) return '--ci is given (no question is asked)';
   if (ctx.ci) return 'CI is set in the environment (no question is asked)';
   if (!ctx.globals.input) return '--no-input is given';
-  return 'there is no terminal to confirm on';
+  const streams = (['stdin', 'stdout', 'stderr'] as const).filter((name) => ctx.io[name].isTTY !== true);
+  const [only] = streams;
+  if (streams.length === 3 || only === undefined) return 'there is no terminal to confirm on';
+  if (streams.length === 1) return `${only} is not a terminal (${REDIRECTED[only]}), so no question can be asked`;
+  return `${streams.join(' and ')} are not terminals, so no question can be asked`;
 }
 
 /** What the batches cost together, in coins (by the service's prices). */

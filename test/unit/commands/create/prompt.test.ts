@@ -133,6 +133,21 @@ describe('money safety for scripts', () => {
   const refused =
     /error: the estimate is 10 coins, at or above confirm-above \(5\), and there is no terminal to confirm on; nothing was created Pass --yes to create it anyway, or --max-cost 10 to allow up to that much\./;
 
+  it.each([
+    ['stdin', { stdinTTY: false, stdoutTTY: true }, 'stdin is not a terminal (items piped in, or a file)'],
+    ['stdout', { stdinTTY: true, stdoutTTY: false }, 'stdout is not a terminal (a pipe or a file)'],
+    ['stdin and stdout', { stdinTTY: false, stdoutTTY: false }, 'stdin and stdout are not terminals'],
+  ])('at a terminal with %s redirected: says which, so no question can be asked', async (_, redirected, why) => {
+    // The items as arguments where stdin is a terminal (a terminal is never read for items).
+    const items = redirected.stdinTTY ? ['a.com', 'b.com'] : [];
+    const result = await world.run(['create', S, ...items, '-q'], { ...terminal('a.com\nb.com\n'), ...redirected });
+    expect(result.code).toBe(2);
+    expect(result.stderr.replace(/\n/g, ' ')).toContain(
+      `at or above confirm-above (5), and ${why}, so no question can be asked; nothing was created`,
+    );
+    expect(await world.tasks()).toHaveLength(0);
+  });
+
   it('piped items above confirm-above: exit 2 naming --yes, nothing created', async () => {
     const result = await world.run(['create', S, '-q'], { home, stdin: 'a.com\nb.com\n' });
     expect(result.stderr.replace(/\n/g, ' ')).toMatch(refused);
@@ -146,7 +161,9 @@ describe('money safety for scripts', () => {
       stdinTTY: true,
       stderrTTY: true,
     });
-    expect(piped.stderr.replace(/\n/g, ' ')).toMatch(refused);
+    expect(piped.stderr.replace(/\n/g, ' ')).toContain(
+      'and stdout is not a terminal (a pipe or a file), so no question can be asked; nothing was created Pass --yes',
+    );
     expect(piped.code).toBe(2);
     const ci = await world.run(['create', S, 'a.com', 'b.com', '--ci'], terminal(''));
     expect(ci.stderr.replace(/\n/g, ' ')).toMatch(
