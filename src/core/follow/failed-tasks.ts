@@ -10,13 +10,21 @@ import { isPlainFailure, itemCounts, itemsContradicted, taskPhase, taskTone } fr
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
+import { idArgs } from './outcome.js';
 import { neutralise } from '../../lib/sanitize.js';
 
 /**
- * The end of `wait` and `watch` (also after a timeout): each task that ended without success, as an error; one that
- * completed with failed items, as a warning, with the command that shows them.
+ * The end of `wait` and `watch` (also after a timeout): each task that ended without success, as an error; those that
+ * completed with failed items, as a warning with the command that shows them: one for them all when there are several
+ * (`showCommand`, a job's own, else `show` of their ids), so the end of a long wait is not a warning a task.
  */
-export function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], allowItemFailures: boolean): void {
+export function nameFailedTasks(
+  ctx: Output & Service,
+  tasks: readonly Task[],
+  allowItemFailures: boolean,
+  showCommand?: string,
+): void {
+  const partial: Array<{ id: number; failed: number }> = [];
   for (const task of tasks) {
     if (taskPhase(task) === 'ended')
       ctx.printer.error(
@@ -42,13 +50,25 @@ export function nameFailedTasks(ctx: Output & Service, tasks: readonly Task[], a
         );
         continue;
       }
-      ctx.printer.warn(
-        ctx.ephemeralSandbox
-          ? `task ${task.id} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
-          : `task ${task.id} completed with ${failed}: taskctl show ${task.id} --items-status failed`,
-      );
+      partial.push({ id: task.id, failed: counts.failed ?? 0 });
     }
   }
+  const [only] = partial;
+  if (only === undefined) return;
+  const failed = counted(
+    partial.reduce((sum, task) => sum + task.failed, 0),
+    'failed item',
+  );
+  const which = partial.length === 1 ? `task ${only.id}` : counted(partial.length, 'task');
+  const show =
+    partial.length === 1
+      ? `taskctl show ${only.id}`
+      : (showCommand ?? `taskctl show ${idArgs(partial.map((task) => task.id))}`);
+  ctx.printer.warn(
+    ctx.ephemeralSandbox
+      ? `${which} completed with ${failed} (${EPHEMERAL_SANDBOX_NOTE})`
+      : `${which} completed with ${failed}: ${show} --items-status failed`,
+  );
 }
 
 /**

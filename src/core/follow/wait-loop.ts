@@ -373,7 +373,7 @@ export async function waitForTasks(
     if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
-    nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true);
+    nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true, options.showCommand);
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,
