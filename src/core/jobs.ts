@@ -14,7 +14,7 @@ import { diskBytes, type JobStore, type LeftoverCopies, type StoredJob } from '.
 import { glanceJournal, journalHolds, readJournalRecords } from '../store/journal-file.js';
 import { CliError, InterruptedError } from '../errors.js';
 import { NotRegularFileError } from '../store/atomic-file.js';
-import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore } from './job/registry.js';
+import { DEFAULT_JOB_RETENTION_MS, jobIdOf, jobStore, journalAway } from './job/registry.js';
 import {
   isDoneRecord,
   isRefusedRecord,
@@ -277,6 +277,8 @@ const UNKNOWN_IN_JSON = {
 
 /** One job's row from its journal read a record at a time (`JobFold`): one journal's state in memory, never its lines. */
 function jobRow(store: JobStore, stored: StoredJob, cacheDir: string): JobRow | undefined {
+  if (stored.away !== undefined)
+    return unreadableRow(stored, journalAway(stored.path, stored.away, store.referencePath(stored.id)));
   let state;
   const fold = new JobFold(stored.path, { counts: true });
   try {

@@ -12,6 +12,7 @@ import { join, sep } from 'node:path';
 import { lockHolder, tryLock, type HeldLock, type LockOwner } from './lock-file.js';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { makeStateDirectory } from './state-dir.js';
+import { systemErrorWords } from '../errors.js';
 
 /** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
 const COPIES = ['.input', '.args'] as const;
@@ -66,6 +67,11 @@ export interface StoredJob {
   mtimeMs: number;
   /** The journal's size in bytes (with its copies: `diskBytes`, asked only where shown, not on each create's glance). */
   size: number;
+  /**
+   * A `--journal FILE` that cannot be reached now (a disk not mounted, its directory renamed): why, in words. The job
+   * is still listed, where its journal should be; it is never forgotten for it.
+   */
+  away?: string;
 }
 
 export class JobStore {
@@ -210,7 +216,11 @@ export class JobStore {
     return this.locate(id) ?? this.elsewhere?.(id);
   }
 
-  /** Every job this machine knows of, with its journal present. */
+  /**
+   * Every job this machine knows of: each journal of the state directory present, and each `--journal FILE` it has a
+   * reference to, there or not (`away`): a file out of reach for a while (a disk not mounted, a share down) is no job
+   * to forget, and forgetting it would let its printed `resume ID` fail and a re-run buy its items again.
+   */
   list(): StoredJob[] {
     const jobs: StoredJob[] = [];
     for (const { id, path, own } of this.places()) {
@@ -218,11 +228,22 @@ export class JobStore {
         const stat = statSync(path);
         if (!stat.isFile()) continue;
         jobs.push({ id, path, own, mtimeMs: stat.mtimeMs, size: stat.size });
-      } catch {
-        if (!own) this.forget(id); // the user removed the journal: nothing left to list
+      } catch (error) {
+        // A journal of the state directory gone meanwhile was removed (a prune): nothing left to list.
+        if (!own) jobs.push({ id, path, own, mtimeMs: 0, size: 0, away: systemErrorWords(error) });
       }
     }
     return jobs;
+  }
+
+  /** Where the `--journal FILE` of job `id` is, as this state directory recorded it, whether or not it is there now. */
+  referenced(id: string): string | undefined {
+    return JOB_ID.test(id) ? this.refTarget(id) : undefined;
+  }
+
+  /** The file that records where job `id`'s `--journal FILE` is: removed, the job is forgotten. */
+  referencePath(id: string): string {
+    return join(this.jobsDir, `${id}.ref`);
   }
 
   /**
@@ -269,7 +290,7 @@ export class JobStore {
   }
 
   private forget(id: string): void {
-    rmSync(join(this.jobsDir, `${id}.ref`), { force: true });
+    rmSync(this.referencePath(id), { force: true });
   }
 
   private refTarget(id: string): string | undefined {

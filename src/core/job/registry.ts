@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import type { Env } from '../../lib/env.js';
+import { shellWord } from '../../lib/shell-word.js';
 import { JOB_ID, JobStore, pathExists } from '../../store/job-files.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
@@ -57,6 +58,14 @@ function lastRunElsewhere(cacheDir: string, id: string): string | undefined {
  */
 const ID_SHAPED = /^j-[0-9a-z]*$/i;
 
+/**
+ * A `--journal FILE` out of reach (store/job-files.ts `list`), what brings its job back, and how to forget it when the
+ * file is gone for good (`reference`: the state directory's record of where it is).
+ */
+export function journalAway(path: string, why: string, reference: string): string {
+  return `its journal ${path} is not there (${why}): put it back where it was (a disk to mount, a directory to rename back) to continue the job; if it is gone for good, removing ${shellWord(reference)} forgets the job`;
+}
+
 /** The journal an argument names: an existing path as given, else the journal of job ID on this machine. */
 export function journalOf(env: Env, arg: string): string {
   // Resolved as a path, '' would be the current directory.
@@ -66,10 +75,15 @@ export function journalOf(env: Env, arg: string): string {
       'Name a job by its id (`taskctl jobs` lists them) or its journal file; is a shell variable unset?',
     );
   if (pathExists(arg) || !namesJobId(arg)) return arg;
-  const path = JOB_ID.test(arg) ? jobStore(env).locate(arg) : undefined;
-  if (path === undefined)
-    throw new UsageError(`no job ${arg} on this machine`, '`taskctl jobs --all` lists the jobs this machine knows.');
-  return path;
+  const store = jobStore(env);
+  const path = JOB_ID.test(arg) ? store.locate(arg) : undefined;
+  if (path !== undefined) return path;
+  const away = store.referenced(arg);
+  if (away !== undefined) {
+    const why = store.list().find((job) => job.id === arg)?.away ?? 'it cannot be read';
+    throw new UsageError(`job ${arg}: ${journalAway(away, why, store.referencePath(arg))}`);
+  }
+  throw new UsageError(`no job ${arg} on this machine`, '`taskctl jobs --all` lists the jobs this machine knows.');
 }
 
 /** True for an argument that looks like a job id (`j-…`), whether or not the job exists. */
