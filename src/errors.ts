@@ -252,9 +252,17 @@ export function signalExitCode(code: number, signal: AbortSignal): number {
 
 /**
  * The journal's path no longer names the file this run holds (renamed or removed while it ran): the run stops before
- * its next request, exit 2 as for a job another run holds; its hint (the job's new name) is kept as it is.
+ * its next request, exit 2 as for a job another run holds; its hint names the job's new name (`now`, when found).
  */
-export class JournalMovedError extends UsageError {}
+export class JournalMovedError extends UsageError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly now?: string,
+  ) {
+    super(message, hint);
+  }
+}
 
 /**
  * A chunk of a journal put back from an earlier copy that this machine's ledger no longer names a task for when its

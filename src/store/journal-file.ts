@@ -214,6 +214,7 @@ export class JournalFile {
     throw new JournalMovedError(
       `the journal ${this.path} was renamed or removed while this run held it: stopped before sending ${next}`,
       `Continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,
+      now,
     );
   }
 

@@ -543,12 +543,16 @@ function stopped(
   }
   // A job that sent goes on by its resume (with a window the list covers): a re-run would be a second job, and the
   // first one's resume would then pay again for what the second created. One that sent nothing left no job: a re-run
-  // starts clean. A moved journal's hint names its new name: the job's id leads to the old one.
+  // starts clean. A moved journal's hint names its new name (the job's id leads to the old one), with this run's flags.
+  const moved =
+    failure instanceof JournalMovedError && failure.now !== undefined && at.job !== undefined
+      ? `Continue the job by its new name: ${resumeCommand({ ...at.job, id: failure.now })}`
+      : undefined;
   const hint =
     failure instanceof ReuseUnsearchedError
       ? (unsearchedHint ?? failure.hint)
       : failure instanceof JournalMovedError || failure instanceof RestoredChunkError
-        ? failure.hint
+        ? (moved ?? failure.hint)
         : (at.refused ??
           at.unsure ??
           (at.job !== undefined

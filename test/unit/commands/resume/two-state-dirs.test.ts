@@ -133,11 +133,11 @@ describe('one journal, two state directories', () => {
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });
 
-  it('a journal renamed (mv) while its run holds it: the run stops before its next chunk, exit 2, and resume NEW ends the job', async () => {
+  it("a journal renamed (mv) while its run holds it: the run stops before its next chunk, exit 2, and its resume NEW (with the run's --yes and --max-cost) ends the job", async () => {
     const journal = join(dir, 'job.jsonl');
     const moved = join(dir, 'moved.jsonl');
     // Chunk 2's answer is lost after its task was made; while A checks for it, the journal is renamed.
-    const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'];
+    const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q', '-y', '--max-cost', '100'];
     const rename = () => {
       renameSync(journal, moved);
       return undefined;
@@ -147,10 +147,11 @@ describe('one journal, two state directories', () => {
     expect(a.stderr).toContain(
       `error: the journal ${journal} was renamed or removed while this run held it: stopped before sending chunk 3\n`,
     );
-    expect(a.stderr).toContain(`Continue the job by its new name: taskctl resume ${moved}\n`);
+    // As every resume hint of a stopped run: the --yes and --max-cost it was given, so it runs as printed in a script.
+    expect(a.stderr).toContain(`Continue the job by its new name: taskctl resume ${moved} --yes --max-cost 100\n`);
     // Chunks 1 and 2 have their tasks; 3 and 4 were never sent.
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1 });
-    const resumed = await run('a', ['resume', moved, '-q']);
+    const resumed = await run('a', ['resume', moved, '--yes', '--max-cost', '100', '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });
