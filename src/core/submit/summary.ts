@@ -211,7 +211,10 @@ function sayCreated(ctx: Finisher, end: Finished, lost: ReadonlySet<number>, opt
   // A job in the state directory is named by its id on its own line (send-chunks.ts); one of --journal FILE by that id
   // too, its file beside it (one job, one name: never the file alone under a line that names the id).
   const file = job?.name === job?.id ? undefined : job?.name;
-  ctx.printer.success(file === undefined || job === undefined ? line : `job ${job.id} (${file}): ${line}`);
+  const named = file === undefined || job === undefined ? line : `job ${job.id} (${file}): ${line}`;
+  // No task is no success to tick: every chunk lost is said by the warning below, anything else in plain words.
+  if (all.length > 0) ctx.printer.success(named);
+  else if (lost.size === 0) ctx.printer.info(named);
   if (job !== undefined && lost.size > 0) ctx.printer.warn(lostWords([...lost], job.name));
   warnAboveMaxCost(ctx, now, options.maxCost);
   return warnDroppedItems(ctx, now);

@@ -368,3 +368,14 @@ it('chunks recorded lost: the read commands use the other tasks, warn, end in ex
   expect(retried.stderr).toContain('the 3 items of the lost chunks 1, 2 and 3 are not retried');
   expect(await world.posts()).toBe(posts);
 });
+
+it('every task of the job recorded lost: its resume --wait claims no success (no ✓ line), says which are lost, exit 11', async () => {
+  const { job } = await createdJob(['n1.com', 'n2.com', 'n3.com']);
+  await restartWithoutState(world);
+  // The first run finds them lost and records it (exit 8); the next one starts from that record.
+  expect((await run(['resume', job, '--wait'])).code).toBe(8);
+  const resumed = await run(['resume', job, '--wait']);
+  expect(resumed.code, resumed.stderr).toBe(11);
+  expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2 and 3 of job j-/);
+  expect(resumed.stderr).not.toMatch(/✓|no task\n/);
+});
