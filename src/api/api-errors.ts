@@ -71,9 +71,13 @@ export function classifyApiError(status: number, code: string | undefined): Erro
   return classOfCode(code) ?? classifyStatus(status);
 }
 
-/** True when the failure is a server-side fault worth resending for a GET (5xx or `internal_error`). */
+/**
+ * True when the failure is a server-side fault worth resending for a GET (5xx or `internal_error`), and never a
+ * definite answer for a write: also a 2xx that says `success: false` with no code that refuses (none, or one taskctl
+ * does not know), which may have been carried out (a create may have landed).
+ */
 export function isServerFault(status: number, code: string | undefined): boolean {
-  return code === 'internal_error' || (classOfCode(code) === undefined ? status >= 500 : false);
+  return code === 'internal_error' || (classOfCode(code) === undefined ? status >= 500 || status < 300 : false);
 }
 
 /** `GET /tasks/42`: how traces name an endpoint (path relative to the base URL, no query). */

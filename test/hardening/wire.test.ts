@@ -668,6 +668,40 @@ describe.concurrent('wire', () => {
       }
     });
 
+    it.each([
+      ['no error at all', 201, { success: false }],
+      ['a message and the task', 201, { success: false, message: 'ok', data: task(7, { status: 'pending' }) }],
+      ['a code taskctl does not know', 200, { success: false, error: { code: 'weird_code', message: 'hm' } }],
+    ])(
+      'W36 POST /tasks answered 2xx saying success: false with %s: ambiguous (the task may exist), never a refusal to send again',
+      async (_name, status, body) => {
+        const server = await scriptedServer((_req, res) => json(res, status, body));
+        try {
+          const error = await client(server.origin)
+            .createTask({ service: 'domain_check_availability', items: ['a.com'] })
+            .catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(AmbiguousCreateError);
+          expect(server.requests).toHaveLength(1);
+        } finally {
+          await server.close();
+        }
+      },
+    );
+
+    it('W37 POST /tasks answered 2xx saying success: false with a code that refuses: a refusal, as the same code with 4xx', async () => {
+      const refusal = { success: false, error: { code: 'insufficient_balance', message: 'not enough coins' } };
+      const server = await scriptedServer((_req, res) => json(res, 200, refusal));
+      try {
+        const error = await client(server.origin)
+          .createTask({ service: 'domain_check_availability', items: ['a.com'] })
+          .catch((e: unknown) => e);
+        expect(error).not.toBeInstanceOf(AmbiguousCreateError);
+        expect((error as { exitCode?: number }).exitCode).toBe(ExitCode.balance);
+      } finally {
+        await server.close();
+      }
+    });
+
     /** Headers announcing the whole body, `bytes` of it, then the connection closes. */
     const cut = (res: import('node:http').ServerResponse, body: string, bytes: number) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
