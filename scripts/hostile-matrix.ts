@@ -33,6 +33,7 @@ const CASES: Array<{ mode: HostileMode; what: string; big?: boolean }> = [
   { mode: 'limited', what: '429 on every request' },
   { mode: 'redirect-loop', what: 'redirect loop' },
   { mode: 'nest', what: 'JSON nested 1,000,000 deep' },
+  { mode: 'wide', what: '3,000,000 empty objects in one value' },
   { mode: 'odd', what: 'bare JSON string (wrong shape)' },
   { mode: 'down-later', what: 'answers once, then 502s' },
   { mode: 'long-strings', what: '60 MiB of long strings', big: true },

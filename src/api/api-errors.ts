@@ -16,7 +16,7 @@ import {
   RefusedError,
   UnavailableError,
 } from '../errors.js';
-import { API_PREFIX, MAX_JSON_DEPTH } from './constants.js';
+import { API_PREFIX, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './constants.js';
 import { neutralise } from '../lib/sanitize.js';
 import type { ApiErrorBody } from './schemas.js';
 
@@ -28,6 +28,8 @@ const RATE_HINT = 'Wait for the rate-limit window to reset (`taskctl auth status
 const INPUT_HINT = 'Nothing was created; fix the request and try again.';
 const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.';
 const MAX_DEPTH_TEXT = String(MAX_JSON_DEPTH);
+/** `2,500,000`. */
+const MAX_CONTAINERS_TEXT = String(MAX_JSON_CONTAINERS).replace(/\B(?=(\d{3})+$)/g, ',');
 const REFUSED_HINT = 'taskctl does not know this error code, so it did not try again: check the message.';
 const BASE_URL_HINT = `Check that --base-url points at the task service (it should end in ${API_PREFIX})`;
 /** The advice for an answer that is not the API's: a body not JSON or nested too deep, headers HTTP cannot read. */
@@ -291,8 +293,8 @@ export function otherTaskError(asked: number, answered: number): UnavailableErro
   );
 }
 
-/** Why a body could not be read as JSON: cut off, nested too deep, empty, or something else (an HTML page...). */
-export type UnreadableReason = 'truncated' | 'too deep' | 'empty' | 'not JSON';
+/** Why a body could not be read as JSON: cut off, nested too deep, too many objects, empty, or something else (HTML...). */
+export type UnreadableReason = 'truncated' | 'too deep' | 'too large' | 'empty' | 'not JSON';
 
 /** What an answer's headers say of its body, as sent: its Content-Type and Content-Encoding. */
 export interface BodyHeaders {
@@ -313,6 +315,8 @@ function headerWords(value: string): string {
 export function nonJsonDetail(status: number, body: BodyHeaders, why: UnreadableReason): string {
   if (why === 'truncated') return `the response was cut off (truncated JSON, HTTP ${status})`;
   if (why === 'too deep') return `the response is nested deeper than ${MAX_DEPTH_TEXT} levels (HTTP ${status})`;
+  if (why === 'too large')
+    return `the response holds more than ${MAX_CONTAINERS_TEXT} objects and arrays, more than any answer of the API (HTTP ${status})`;
   if (why === 'empty') return `the server answered HTTP ${status} with an empty body`;
   const encoding = body.contentEncoding?.trim();
   if (encoding && encoding.toLowerCase() !== 'identity')

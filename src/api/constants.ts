@@ -46,6 +46,12 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Deeper JSON than this is a malformed response: no API object nests beyond a handful of levels. */
 export const MAX_JSON_DEPTH = 256;
 /**
+ * More objects and arrays than this in one answer is a malformed response. Each costs V8 about 100 bytes once parsed,
+ * and `{}` is 3 bytes of text: 64 MiB of them would be 2 GB in memory and minutes of work. The most an answer within
+ * MAX_RESPONSE_BYTES holds of real items (1,000,000 of 60 bytes, each with its result object) is 2,000,000.
+ */
+export const MAX_JSON_CONTAINERS = 2_500_000;
+/**
  * A request with no answer this long is said to be waited for (spinner text, or one stderr line), as the live block of
  * a wait says a round with no answer: a read of a service that stopped answering is otherwise 35 s of silence.
  */

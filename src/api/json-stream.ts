@@ -5,12 +5,13 @@
  * complete, and the rest (the envelope with a marker where each such array was) is parsed at the end. Peak memory is
  * the parsed value plus one element's text, not the body's text next to everything parsed from it.
  *
- * Nesting deeper than MAX_JSON_DEPTH is refused while scanning, so no JSON.parse below ever recurses that deep.
+ * Nesting deeper than MAX_JSON_DEPTH, or more objects and arrays than MAX_JSON_CONTAINERS, is refused while scanning, so
+ * no JSON.parse below ever recurses that deep or fills memory with millions of `{}`; the reader stops reading there.
  * No dependency: a general streaming parser would be slower in JavaScript than V8's JSON.parse on each element.
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_JSON_DEPTH } from './constants.js';
-import type { ParsedJson } from './response-json.js';
+import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './constants.js';
+import type { JsonRefusal, ParsedJson } from './response-json.js';
 
 const OBJECT = 0;
 const ARRAY = 1;
@@ -25,12 +26,14 @@ const SPLIT_DEPTH = 2;
 export interface StreamedJson {
   /** Feeds the next piece of text (any split, even inside a string or an escape). */
   push: (text: string) => void;
+  /** Why the text is already refused (too deep, too large, invalid): the rest of the body need not be read. */
+  refused: () => JsonRefusal | undefined;
   /** The body is complete: the parsed value, or why it is not one. */
   end: () => ParsedJson & { truncated?: boolean };
 }
 
-/** `batchChars`: the batch size (tests make it tiny to cut between every element). */
-export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
+/** `batchChars`: the batch size (tests make it tiny to cut between every element); `containerLimit`: MAX_JSON_CONTAINERS. */
+export function streamJson(batchChars = BATCH_CHARS, containerLimit = MAX_JSON_CONTAINERS): StreamedJson {
   // The envelope with markers in place of split arrays: `{"<nonce>":3}` cannot come from a server that does not know
   // the nonce, so a marker found in the envelope is always ours.
   const nonce = randomBytes(9).toString('base64url');
@@ -40,8 +43,9 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
   const stack: number[] = [];
   let inString = false;
   let escaped = false;
-  let tooDeep = false;
-  let invalid = false;
+  /** Why the text is refused, once it is: the rest is not scanned. */
+  let refusal: JsonRefusal | undefined;
+  let containers = 0;
   let sawValue = false;
   /** Inside a split array: the raw text of its elements since the last batch (commas between them included). */
   let batch: string[] = [];
@@ -59,7 +63,7 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
     batchLength = 0;
     if (source.trim() === '') {
       // `[]` is fine; `[1,` + `]` (a trailing comma at a cut) is not.
-      if (closing && cutAtComma) invalid = true;
+      if (closing && cutAtComma) refusal = 'invalid';
       return;
     }
     try {
@@ -67,12 +71,12 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
       const target = arrays[splitIndex];
       if (target) for (const value of values) target.push(value);
     } catch {
-      invalid = true;
+      refusal = 'invalid';
     }
   };
 
   function push(text: string): void {
-    if (tooDeep || invalid) return;
+    if (refusal !== undefined) return;
     // Where this chunk's text for the envelope (outside split arrays) or the batch (inside one) starts.
     let from = 0;
     let nextSlash = text.indexOf('\\');
@@ -103,8 +107,8 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
       const depth = stack.length;
       if (c === 0x22 /* " */) inString = true;
       else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-        if (depth + 1 > MAX_JSON_DEPTH) {
-          tooDeep = true;
+        if (depth + 1 > MAX_JSON_DEPTH || ++containers > containerLimit) {
+          refusal = depth + 1 > MAX_JSON_DEPTH ? 'too deep' : 'too large';
           return;
         }
         const split = c === 0x5b && splitIndex < 0 && depth >= 1 && depth <= SPLIT_DEPTH;
@@ -122,7 +126,7 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
         const open = stack.pop();
         // A closing bracket must match what it closes: `[1,2}` is not JSON.
         if (open === undefined || (c === 0x7d) !== (open === OBJECT)) {
-          invalid = true;
+          refusal = 'invalid';
           return;
         }
         if (open === SPLIT) {
@@ -150,9 +154,9 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
   }
 
   function end(): ParsedJson & { truncated?: boolean } {
-    if (tooDeep) return { ok: false, why: 'too deep' };
+    if (refusal === 'too deep' || refusal === 'too large') return { ok: false, why: refusal };
     if (!sawValue) return { ok: false, why: 'empty' };
-    if (invalid) return { ok: false, why: 'invalid' };
+    if (refusal !== undefined) return { ok: false, why: 'invalid' };
     if (inString || stack.length > 0) return { ok: false, why: 'invalid', truncated: true };
     let value: unknown;
     try {
@@ -163,7 +167,7 @@ export function streamJson(batchChars = BATCH_CHARS): StreamedJson {
     return { ok: true, value: restore(value, nonce, arrays) };
   }
 
-  return { push, end };
+  return { push, refused: () => refusal, end };
 }
 
 /** Puts the split arrays back where their markers are (only in the top levels, where they were cut out). */

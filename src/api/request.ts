@@ -37,7 +37,7 @@ import {
   type UnreadableReason,
 } from './api-errors.js';
 import type { StreamedJson } from './json-stream.js';
-import { parseResponseJson, type ParsedJson } from './response-json.js';
+import { parseResponseJson, type JsonRefusal, type ParsedJson } from './response-json.js';
 import { headerValue, parseRateLimit } from './rate-limit.js';
 import {
   DEADLINE_CODE,
@@ -539,8 +539,14 @@ async function readBounded(
       throw tooLarge('');
     }
     const text = decoder.decode(chunk, { stream: true });
-    if (stream) stream.push(text);
-    else parts.push(text);
+    if (stream) {
+      stream.push(text);
+      // Refused already (too deep, too many objects): the rest of the body would change nothing.
+      if (stream.refused() !== undefined) {
+        body.destroy();
+        return { text: '', parsed: stream.end() };
+      }
+    } else parts.push(text);
     if (!stream && streamable && total > STREAM_FROM_BYTES) {
       stream = await streamFrom(parts);
       parts = [];
@@ -837,11 +843,11 @@ function bodyHeaders(headers: ResponseHeaders): BodyHeaders {
 
 /** `taskctl api` shows any 2xx body, except one that claims to be JSON and is cut off or is not JSON. */
 function rawBodyAcceptable(why: UnreadableReason, contentType: string | undefined): boolean {
-  return why === 'empty' || why === 'too deep' || !/json/i.test(contentType ?? '');
+  return why === 'empty' || why === 'too deep' || why === 'too large' || !/json/i.test(contentType ?? '');
 }
 
 /** `truncated` when the text is the start of a JSON document that stops early, else the parser's reason. */
-function unreadableReason(text: string, why: 'invalid' | 'too deep' | 'empty'): UnreadableReason {
+function unreadableReason(text: string, why: JsonRefusal): UnreadableReason {
   if (why !== 'invalid') return why;
   try {
     JSON.parse(text);

@@ -3,11 +3,12 @@
  * rate limit, redaction, deadline, body cap, GET-only resends), like `gh api` and `stripe get`. The body is printed as
  * it came (pretty JSON on a terminal); the exit code is mapped like every other command's.
  */
-import { MAX_REQUEST_BYTES, REQUEST_METHODS } from '../api/constants.js';
+import { MAX_JSON_CONTAINERS, MAX_REQUEST_BYTES, REQUEST_METHODS } from '../api/constants.js';
 import { systemErrorWords, UsageError } from '../errors.js';
 import { readBounded } from '../lib/abortable.js';
 import { jsonSyntaxWords } from '../lib/json-locate.js';
 import { formatBytes } from '../output/bytes.js';
+import { formatCount } from '../output/numbers.js';
 import { readTextFile } from '../store/text-file.js';
 import type { Output, Process, Prompts, Service } from './capabilities.js';
 
@@ -143,6 +144,11 @@ async function readInput(path: string, read: ReturnType<typeof fileReader>): Pro
   const { parseResponseJson } = await import('../api/response-json.js');
   const parsed = parseResponseJson(text);
   if (parsed.ok) return text;
+  if (parsed.why === 'too large')
+    throw new UsageError(
+      `--input ${path} holds more objects and arrays than taskctl reads (${formatCount(MAX_JSON_CONTAINERS)} at most)`,
+      'No request of the API takes that many: check the file with `jq . FILE`.',
+    );
   const reason = parsed.why === 'invalid' ? jsonSyntaxWords(text) : parsed.why;
   throw new UsageError(
     `--input ${path} is not valid JSON (${reason})`,

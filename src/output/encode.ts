@@ -238,13 +238,37 @@ function indentJson(text: string, indent: string): string {
 
 /** Levels of a JSON document written piece by piece (a list, a task, its items); deeper values are one piece each. */
 const STREAMED_LEVELS = 3;
+/**
+ * ...unless a value holds more than this many elements and fields, all levels below it counted: one item's result
+ * holding two million `{}` is otherwise one string of 40 MB, copied again by indenting, redaction and neutralising.
+ */
+const STREAMED_SIZE = 1024;
 
-/** Arrays, and objects holding an array (a task and its items), are written element by element; the rest whole. */
+/** Whether `value` holds more than `limit` elements and fields at any depth, counting no further than that. */
+function holdsMoreThan(value: object, limit: number): boolean {
+  let count = 0;
+  const open: object[] = [value];
+  for (let next = open.pop(); next !== undefined; next = open.pop()) {
+    const inner: unknown[] = Array.isArray(next) ? next : Object.values(next);
+    count += inner.length;
+    if (count > limit) return true;
+    for (const child of inner) if (isContainer(child)) open.push(child);
+  }
+  return false;
+}
+
+/**
+ * Arrays, and objects holding an array (a task and its items), are written element by element in the top levels;
+ * at any level, values larger than STREAMED_SIZE. The rest is written whole.
+ */
 function worthStreaming(value: unknown, level: number): value is object {
-  if (!isContainer(value) || level >= STREAMED_LEVELS) return false;
-  if (Array.isArray(value)) return true;
+  if (!isContainer(value)) return false;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-  return Object.values(value).some((inner) => Array.isArray(inner) && inner.length > 0);
+  if (level < STREAMED_LEVELS) {
+    if (Array.isArray(value)) return true;
+    if (Object.values(value).some((inner) => Array.isArray(inner) && inner.length > 0)) return true;
+  }
+  return holdsMoreThan(value, STREAMED_SIZE);
 }
 
 /**

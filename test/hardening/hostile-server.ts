@@ -17,6 +17,11 @@ export type HostileMode =
   | 'flood-length'
   /** Valid JSON nested 1,000,000 deep (in `data`, or in an item's `data` for GET /tasks/:id). */
   | 'nest'
+  /**
+   * Valid JSON 9 MB wide: 3,000,000 empty objects in one value (in the balance's `data`, or in the one item's `data` of
+   * GET /tasks/:id), more objects than any answer of the API holds.
+   */
+  | 'wide'
   /** GET /tasks: fresh ids on every page, and `total_pages` always one more than the page asked for. */
   | 'pages-growing'
   /** GET /tasks: the same ids on every page of a claimed 1,000. */
@@ -102,6 +107,7 @@ function bigPageBody(page: number, pages: number): string {
   });
 }
 const DEEP = 1_000_000;
+const WIDE = 3_000_000;
 const RATE_HEADERS = { 'X-RateLimit-Limit': '100000', 'X-RateLimit-Remaining': '99999', 'X-RateLimit-Reset': '60' };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -184,6 +190,17 @@ export async function hostileServer(options: { dripMs?: number; longItems?: numb
           send(res, 200, `{"success":true,"data":${taskJson},"items":[${item}]}}`);
         } else {
           send(res, 200, `{"success":true,"data":${deep}}`);
+        }
+        return;
+      }
+      case 'wide': {
+        const wide = cached('wide', () => `[${'{},'.repeat(WIDE - 1)}{}]`);
+        if (/^\/tasks\/\d+$/.test(path)) {
+          const taskJson = JSON.stringify(task(1)).slice(0, -1);
+          const item = `{"target":"a.com","status":"completed","data":{"x":${wide}},"error":null}`;
+          send(res, 200, `{"success":true,"data":${taskJson},"items":[${item}]}}`);
+        } else {
+          send(res, 200, `{"success":true,"data":{"balance":5,"currency":"coins","extra":${wide}}}`);
         }
         return;
       }

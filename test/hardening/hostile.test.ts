@@ -1,5 +1,5 @@
 /**
- * Hardening matrix, hostile-server rows (test/README.md, H1–H21): a service that drips, floods, nests, pages forever,
+ * Hardening matrix, hostile-server rows (test/README.md, H1–H22): a service that drips, floods, nests, pages forever,
  * refuses with unknown codes and sends escape sequences. Every row runs `main()` in-process against the same server (on
  * a virtual clock, but for the request budget's rows, whose cut is a real timer); peak RSS and wall time are measured
  * per cell by `scripts/hostile-matrix.ts`.
@@ -148,6 +148,29 @@ describe.concurrent('hostile server (in-process)', () => {
       expect(r.code, r.stderr).toBe(ExitCode.unavailable);
       expect(r.stderr).toMatch(/nested deeper than 256 levels/);
       expectPlainError(r.stderr);
+    },
+  );
+
+  it.each([
+    // In an item's result (one value, refused as it is scanned) and in the balance (an array parsed as it comes).
+    [['show', '1', '-o', 'json'], 'reading task 1'],
+    [['balance'], 'reading the balance'],
+  ])(
+    'H22 `%s` of an answer holding 3,000,000 empty objects (9 MB): exit 8 naming the bound, never gigabytes',
+    async (argv, what) => {
+      const own = await hostileServer();
+      try {
+        const env = { ...home.env, TASKCTL_BASE_URL: own.baseUrl('wide'), TASKCTL_API_KEY: KEY };
+        const r = await runTaskctl(argv, { env });
+        expect(r.code, r.stderr).toBe(ExitCode.unavailable);
+        expect(r.stderr).toContain(`${what}: the response holds more than 2,500,000 objects and arrays`);
+        expectPlainError(r.stderr);
+        expect(r.stdout).toBe('');
+        // The same server would send it again: not resent.
+        expect(own.counts.get('wide')).toBe(1);
+      } finally {
+        await own.close();
+      }
     },
   );
 

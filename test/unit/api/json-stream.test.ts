@@ -60,6 +60,21 @@ describe('streamJson', () => {
     expect(parse(`{"a":${'['.repeat(1000)}`, 100)).toEqual({ ok: false, why: 'too deep' });
   });
 
+  it('refuses more objects and arrays than its bound, in split arrays or not, and says so before the end', () => {
+    const count = (text: string, limit: number) => {
+      const stream = streamJson(8, limit);
+      for (let i = 0; i < text.length; i += 5) stream.push(text.slice(i, i + 5));
+      return { refused: stream.refused(), end: stream.end() };
+    };
+    // Nine containers: the envelope, data, the split items array, three items, each with its result.
+    const body = '{"data":{"items":[{"r":{}},{"r":{}},{"r":[]}]},"s":"{[{[{["}';
+    expect(count(body, 9)).toMatchObject({ refused: undefined, end: { ok: true } });
+    expect(count(body, 8)).toEqual({ refused: 'too large', end: { ok: false, why: 'too large' } });
+    // In one value that is not split (an item's result): counted all the same.
+    expect(count('[1,{"r":[[],[],[]]}]', 5)).toEqual({ refused: 'too large', end: { ok: false, why: 'too large' } });
+    expect(count('{"a":[[[[1]]]]', 99).refused).toBeUndefined();
+  });
+
   it('never takes a server-sent object for one of its markers', () => {
     const body = { success: true, data: { items: [{ '0': 0 }], x: { k: 0 } } };
     expect(parse(JSON.stringify(body), 2)).toEqual({ ok: true, value: body });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../../src/api/constants.js';
-import { jsonDepthExceeds, parseResponseJson } from '../../../src/api/response-json.js';
+import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from '../../../src/api/constants.js';
+import { jsonBeyondBounds, jsonDepthExceeds, parseResponseJson } from '../../../src/api/response-json.js';
 
 describe('parseResponseJson: bounded nesting, no recursion', () => {
   it('accepts nesting up to the limit and refuses one level more', () => {
@@ -19,6 +19,15 @@ describe('parseResponseJson: bounded nesting, no recursion', () => {
     const text = JSON.stringify({ s: '['.repeat(1000) + '\\"{{{' + '"'.repeat(3) });
     expect(jsonDepthExceeds(text, 2)).toBe(false);
     expect(parseResponseJson(text).ok).toBe(true);
+  });
+
+  it('refuses more objects and arrays than MAX_JSON_CONTAINERS, counting none inside strings', () => {
+    const wide = (n: number) => `[${'{},'.repeat(n - 2)}[]]`; // n - 1 inside, one around them
+    expect(parseResponseJson(wide(MAX_JSON_CONTAINERS)).ok).toBe(true);
+    expect(parseResponseJson(wide(MAX_JSON_CONTAINERS + 1))).toEqual({ ok: false, why: 'too large' });
+    expect(jsonBeyondBounds('["{{{{{{", {}]', 10, 2)).toBeUndefined();
+    expect(jsonBeyondBounds('["{{{{{{", {}, []]', 10, 2)).toBe('too large');
+    expect(jsonBeyondBounds('[[[]]]', 2, 10)).toBe('too deep');
   });
 
   it('tells empty and invalid bodies apart', () => {

@@ -44,6 +44,23 @@ describe('writeJson', () => {
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(200);
   });
 
+  it('writes a large value deep in an item (thousands of objects in one result) in small pieces too', () => {
+    const wide = Array.from({ length: 5_000 }, () => ({}));
+    const keyed = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, [i]]));
+    const task = {
+      id: 1,
+      items: [
+        { target: 'a.io', data: { x: wide, y: { keyed } } },
+        { target: 'b.io', data: {} },
+      ],
+    };
+    for (const pretty of [true, false]) {
+      const { text, pieces } = streamed(task, pretty);
+      expect(text).toBe(jsonText(task, pretty, (piece) => piece));
+      expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(200);
+    }
+  });
+
   it('chunkedWriter passes on 64 Ki characters at a time by default (not a MiB: docs/performance.md)', () => {
     const chunks: string[] = [];
     const out = chunkedWriter((text) => chunks.push(text));
