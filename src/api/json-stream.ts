@@ -1,8 +1,8 @@
 /**
  * A large JSON answer parsed as it streams in, within bounded copies: the text of the whole body is never
  * held. A linear scanner follows strings and nesting chunk by chunk; each element of an array opened at the top levels
- * (a list's tasks, a task's items) is cut out as its own small text and parsed with JSON.parse as soon as it is
- * complete, and the rest (the envelope with a marker where each such array was) is parsed at the end. Peak memory is
+ * (a list's tasks, a task's items) is cut out as its own small text and parsed with JSON.parse (lib/exact-json.ts: an
+ * integer past 2^53 keeps its digits) as soon as it is complete, and the rest (the envelope with a marker where each such array was) is parsed at the end. Peak memory is
  * the parsed value plus one element's text, not the body's text next to everything parsed from it.
  *
  * Nesting deeper than MAX_JSON_DEPTH, or more objects and arrays than MAX_JSON_CONTAINERS, is refused while scanning, so
@@ -10,6 +10,7 @@
  * No dependency: a general streaming parser would be slower in JavaScript than V8's JSON.parse on each element.
  */
 import { randomBytes } from 'node:crypto';
+import { ExactInteger, parseJsonExact } from '../lib/exact-json.js';
 import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './constants.js';
 import type { JsonRefusal, ParsedJson } from './response-json.js';
 
@@ -67,7 +68,7 @@ export function streamJson(batchChars = BATCH_CHARS, containerLimit = MAX_JSON_C
       return;
     }
     try {
-      const values = JSON.parse(`[${source}]`) as unknown[];
+      const values = parseJsonExact(`[${source}]`) as unknown[];
       const target = arrays[splitIndex];
       if (target) for (const value of values) target.push(value);
     } catch {
@@ -160,7 +161,7 @@ export function streamJson(batchChars = BATCH_CHARS, containerLimit = MAX_JSON_C
     if (inString || stack.length > 0) return { ok: false, why: 'invalid', truncated: true };
     let value: unknown;
     try {
-      value = JSON.parse(envelope.join(''));
+      value = parseJsonExact(envelope.join(''));
     } catch {
       return { ok: false, why: 'invalid' };
     }
@@ -172,7 +173,7 @@ export function streamJson(batchChars = BATCH_CHARS, containerLimit = MAX_JSON_C
 
 /** Puts the split arrays back where their markers are (only in the top levels, where they were cut out). */
 function restore(value: unknown, nonce: string, arrays: unknown[][], level = 0): unknown {
-  if (typeof value !== 'object' || value === null || level > SPLIT_DEPTH) return value;
+  if (typeof value !== 'object' || value === null || value instanceof ExactInteger || level > SPLIT_DEPTH) return value;
   if (Array.isArray(value)) {
     const list = value as unknown[];
     for (let i = 0; i < list.length; i++) list[i] = restore(list[i], nonce, arrays, level + 1);

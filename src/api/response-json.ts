@@ -1,8 +1,10 @@
 /**
  * JSON from the server, parsed within bounds: nesting deeper than MAX_JSON_DEPTH, or more objects and arrays than
  * MAX_JSON_CONTAINERS, is refused by a linear scan before JSON.parse, so neither the parser nor zod nor any flattener
- * downstream can recurse into a stack overflow, nor fill memory with millions of `{}`.
+ * downstream can recurse into a stack overflow, nor fill memory with millions of `{}`. An integer past 2^53 keeps its
+ * digits (lib/exact-json.ts), so a result prints as the service wrote it.
  */
+import { parseJsonExact } from '../lib/exact-json.js';
 import { MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './constants.js';
 
 /** Why a text is not JSON taskctl reads: not JSON, nested too deep, too many objects and arrays, or blank. */
@@ -49,7 +51,7 @@ export function parseResponseJson(text: string): ParsedJson {
   const beyond = jsonBeyondBounds(text, MAX_JSON_DEPTH, MAX_JSON_CONTAINERS);
   if (beyond !== undefined) return { ok: false, why: beyond };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonExact(text) };
   } catch {
     return { ok: false, why: 'invalid' };
   }

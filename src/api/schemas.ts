@@ -8,18 +8,35 @@
  * building them all when the module loads cost every command ~10 ms of start-up, and `balance` parses with one.
  */
 import * as z from '../lib/zod.js';
+import { ExactInteger } from '../lib/exact-json.js';
 import { typeWords } from '../lib/schema-words.js';
 import { WIRE_FIELDS, WIRE_ID } from '../lib/wire-id.js';
 
 const int = () => z.number().int();
+/**
+ * A count or a price the answer wrote past 2^53 (kept by its digits when read: lib/exact-json.ts) is read as the
+ * double it rounds to, as JSON.parse reads it; only result data keeps the digits, for output and `diff`.
+ */
+const rounded = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value instanceof ExactInteger ? Number(value.digits) : value), schema);
 /** Ends the message of an id beyond 2^53; the judge then names the digits the server sent (JSON.parse rounded them). */
 export const UNSAFE_ID_MARK = 'the raw value may differ';
 /**
  * Task ids are integers; a numeric string is accepted as the same id (a harmless variant), and kept as the server's
  * string for JSON output (WIRE_ID). A number beyond 2^53 is refused: a double cannot hold it exactly, so reading it
- * would name another task (exit 8, naming the value).
+ * would name another task (exit 8, naming the digits sent).
  */
 const taskId = () =>
+  z.preprocess((value, ctx) => {
+    if (!(value instanceof ExactInteger)) return value;
+    ctx.addIssue({
+      code: 'custom',
+      message: `task id ${value.digits} is beyond 2^53, where a task id cannot be held exactly`,
+      input: value,
+    });
+    return z.NEVER;
+  }, taskIdValue());
+const taskIdValue = () =>
   z.union([
     // One issue per value (zod's int() would call 2^53 + 1 merely "too big", and a second issue would hide this one).
     z.number().superRefine((value, ctx) => {
@@ -45,13 +62,13 @@ const ServiceSchema = z.lazy(() =>
     service: z.string().min(1),
     display_name: z.string(),
     description: z.string(),
-    pricing: z.number().nonnegative(),
+    pricing: rounded(z.number().nonnegative()),
     currency: z.string(),
   }),
 );
 export type Service = z.infer<typeof ServiceSchema>;
 
-const balanceShape = () => ({ balance: z.number(), currency: z.string() });
+const balanceShape = () => ({ balance: rounded(z.number()), currency: z.string() });
 export type Balance = z.infer<z.ZodObject<ReturnType<typeof balanceShape>, z.core.$loose>>;
 
 /** One item as docs/openapi.json shows it (#/components/schemas/TaskItem); `TaskSchema` checks items in place by the same rules (a test holds them equal). */
@@ -147,8 +164,8 @@ export const TaskSchema = z.lazy(() =>
       id: taskId(),
       service: z.string(),
       status: z.string().min(1),
-      total_items: int().nonnegative(),
-      cost: z.number().nonnegative(),
+      total_items: rounded(int().nonnegative()),
+      cost: rounded(z.number().nonnegative()),
       created_at: timestamp(),
       completed_at: timestamp().nullable().optional(),
       /** Present only in GET /tasks/:id. */
@@ -165,15 +182,15 @@ export type Task = z.infer<typeof TaskSchema>;
 
 export const PageMetaSchema = z.lazy(() =>
   z.looseObject({
-    current_page: int().positive(),
-    total_pages: int().nonnegative(),
-    total_count: int().nonnegative(),
-    per_page: int().positive(),
+    current_page: rounded(int().positive()),
+    total_pages: rounded(int().nonnegative()),
+    total_count: rounded(int().nonnegative()),
+    per_page: rounded(int().positive()),
   }),
 );
 export type PageMeta = z.infer<typeof PageMetaSchema>;
 
-const servicesMeta = () => z.looseObject({ total: int().nonnegative(), currency: z.string() });
+const servicesMeta = () => z.looseObject({ total: rounded(int().nonnegative()), currency: z.string() });
 
 // ---- Response bodies, per endpoint ----
 

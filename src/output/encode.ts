@@ -1,4 +1,5 @@
 /** Turning values into the text of one cell / field / JSON document, per format. Pure functions, no I/O. */
+import { ExactInteger, ExactIntegerSeen, stringifyStrict } from '../lib/exact-json.js';
 import { neutralise, neutraliseJson, neutraliseMultiline } from '../lib/sanitize.js';
 import { withWireId } from '../lib/wire-id.js';
 
@@ -41,21 +42,6 @@ export function toSnakeKey(header: string): string {
     .replace(/^_+|_+$/g, '')
     .toLowerCase();
 }
-
-/**
- * An integer written beyond 2^53 (a double would round 9007199254740993 to ...992), kept by its digits: read from a
- * results file by `diff` (core/diff/exact-json.ts) and written back as the same digits by every encoder here.
- */
-export class ExactInteger {
-  constructor(readonly digits: string) {}
-
-  /** JSON.stringify cannot write digits unquoted: it stops here, and `stringifyJson` writes the value itself. */
-  toJSON(): never {
-    throw new ExactIntegerSeen();
-  }
-}
-
-class ExactIntegerSeen extends Error {}
 
 type Frame =
   | { list: readonly unknown[]; at: number; pad: string; open: number }
@@ -143,7 +129,7 @@ export function encodeJson(value: unknown, options: { indent?: string; sortKeys?
  */
 export function stringifyJson(value: unknown, indent?: string): string | undefined {
   try {
-    return JSON.stringify(value, null, indent);
+    return stringifyStrict(value, indent);
   } catch (error) {
     // A stack overflow is a RangeError; anything else (a BigInt, a cycle) is not JSON data and stays an error.
     if (!(error instanceof RangeError) && !(error instanceof ExactIntegerSeen)) throw error;

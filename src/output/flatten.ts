@@ -14,7 +14,8 @@
  * (an answer of the service holds at most 256). A terminal's readable text stops at CELL_JSON_DEPTH.
  */
 import { errorText } from '../lib/item-error.js';
-import { cellJson, ExactInteger, MAX_JSON_DEPTH } from './encode.js';
+import { ExactInteger } from '../lib/exact-json.js';
+import { cellJson, MAX_JSON_DEPTH } from './encode.js';
 import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;

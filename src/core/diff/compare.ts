@@ -5,7 +5,7 @@
  * comparable values of values.ts, a missing value being "no value").
  */
 import { compareKeys, itemFields, itemTarget, itemTask, sameBytes, type ItemCursor, type SortedItem } from './sort.js';
-import { parseJsonExact } from './exact-json.js';
+import { parseJsonExact } from '../../lib/exact-json.js';
 import { comparable } from './values.js';
 
 export interface Change {

@@ -11,7 +11,7 @@
  * naming the line and the element: it is no item, and reading past it would call the side shorter than it is.
  */
 import { InputError } from '../../errors.js';
-import { parseJsonExact } from './exact-json.js';
+import { parseJsonExact } from '../../lib/exact-json.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT } from './limits.js';
 
 interface JsonItemSink {

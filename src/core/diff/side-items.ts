@@ -13,7 +13,7 @@ import { CsvRecords } from '../items/csv.js';
 import { isUtf8 } from 'node:buffer';
 import { ChunkDecoder, DecodeFailure, sniffEncoding } from '../../lib/items/decode.js';
 import { LineSplitter } from '../items/lines.js';
-import { parseJsonExact } from './exact-json.js';
+import { parseJsonExact } from '../../lib/exact-json.js';
 import { JsonItemScanner, kindOf } from './json-items.js';
 import { MAX_SIDE_LINE, MAX_SIDE_LINE_TEXT, sideDecodeError } from './limits.js';
 import { LineKind, scanLine, ScannedLine } from './fast-line.js';

@@ -7,7 +7,7 @@
 import { errorText } from '../../lib/item-error.js';
 import { encodeJson } from '../../output/encode.js';
 import { flattenData, itemRecord, type ItemLike } from '../../output/flatten.js';
-import { parseJsonExact } from './exact-json.js';
+import { parseJsonExact } from '../../lib/exact-json.js';
 
 /** `json`: values as canonical JSON; `csv`: values as the text of a csv cell. */
 export type CompareMode = 'json' | 'csv';

@@ -71,6 +71,18 @@ describe('diff of two tasks', () => {
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('integers past 2^53 in the results compare by their digits, as the service wrote them', async () => {
+    const api = mockApi();
+    // Written by hand: JSON.stringify of a number cannot hold these digits.
+    const body = (id: number, n: string) =>
+      JSON.stringify(taskBody(id, [avail('a.com', true)])).replace('"available":true', `"available":true,"n":${n}`);
+    api.reply('GET', '/tasks/1', 200, body(1, '9007199254740993'));
+    api.reply('GET', '/tasks/2', 200, body(2, '9007199254740992'));
+    const result = await runTaskctl(['diff', '1', '2', '-o', 'ndjson'], { api });
+    expect(result.code, result.stderr).toBe(15);
+    expect(result.stdout).toContain('"field":"n","before":9007199254740993,"after":9007199254740992');
+  });
+
   it('changes: exit 15, one ndjson record per change with JSON types and both task ids', async () => {
     const api = mockApi();
     replyTask(api, 1, [avail('a.com', true), avail('b.com', false), avail('gone.com', true)]);

@@ -250,3 +250,36 @@ describe('show: bounded work on hostile data', () => {
     }
   });
 });
+
+describe('show keeps integers past 2^53 by their digits (a double would round 9007199254740993 to ...992)', () => {
+  /** The answer's text, written by hand: JSON.stringify of a number cannot hold these digits. */
+  const answer = (items: string[]) => {
+    const head = JSON.stringify(taskBody(undefined, { total_items: items.length, cost: items.length })).slice(0, -2);
+    return `${head},"items":[${items.join(',')}]}}`;
+  };
+  const BIG =
+    '{"target":"a.com","status":"completed","data":{"n":9007199254740993,"deep":[-12345678901234567891],"s":"90071992547409931","f":9007199254740993.5}}';
+
+  it.each([
+    ['a small answer, parsed whole', 0],
+    ['an answer past 1 MiB, parsed as it streams', 4_000],
+  ])('in every format: %s', async (_, padding) => {
+    const pad = Array.from(
+      { length: padding },
+      (__, i) => `{"target":"p${i}.com","status":"completed","data":{"note":"${'x'.repeat(300)}"}}`,
+    );
+    const text = answer([BIG, ...pad]);
+    for (const format of ['json', 'ndjson', 'csv', 'table']) {
+      const api = mockApi();
+      api.reply('GET', '/tasks/42', 200, text);
+      const result = await runTaskctl(['show', '42', '-o', format], { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('9007199254740993');
+      expect(result.stdout).toContain('-12345678901234567891');
+      expect(result.stdout).not.toContain('9007199254740992');
+      // Inside a string the digits are text; written with a fraction the number is a double, as JSON.parse reads it.
+      expect(result.stdout).toContain('90071992547409931');
+      if (format === 'json' || format === 'ndjson') expect(result.stdout).toMatch(/"f": ?9007199254740994/);
+    }
+  });
+});

@@ -1,17 +1,65 @@
 /**
- * JSON read as `diff` compares it (docs/behaviour.md#diff-values): numbers by value, except integers written beyond
- * 2^53, which a double would round (9007199254740993 reads as ...992): those keep their digits (ExactInteger).
- * A cheap test finds the texts that may hold one (a run of 16 digits); every other text is JSON.parse's. The few
- * that may are read by a small parser here, a loop over a stack (any depth, as JSON.parse takes).
+ * JSON read keeping integers written beyond 2^53, which a double would round (9007199254740993 reads as ...992): those
+ * keep their digits (ExactInteger), for `diff` to compare (docs/behaviour.md#diff-values) and for every output format
+ * to print as the service or the file wrote them. A cheap test finds the texts that may hold one (a number of 16
+ * digits outside strings); every other text is JSON.parse's. The few that may are read by a small parser here, a loop
+ * over a stack (any depth, as JSON.parse takes).
  */
-import { ExactInteger } from '../../output/encode.js';
+
+/**
+ * An integer written beyond 2^53, kept by its digits. The encoders of output/encode.ts write the digits
+ * (`stringifyStrict` tells them where one is); any other JSON.stringify (a journal line, a cache) writes the double it
+ * rounds to, as JSON.parse would have read it.
+ */
+export class ExactInteger {
+  constructor(readonly digits: string) {}
+
+  toJSON(): number {
+    if (strict) throw new ExactIntegerSeen();
+    return Number(this.digits);
+  }
+}
+
+/** Thrown by `stringifyStrict` at the first ExactInteger: JSON.stringify cannot write digits unquoted. */
+export class ExactIntegerSeen extends Error {}
+
+let strict = false;
+
+/** JSON.stringify, except that it throws ExactIntegerSeen at an ExactInteger instead of writing a rounded double. */
+export function stringifyStrict(value: unknown, indent?: string): string | undefined {
+  strict = true;
+  try {
+    return JSON.stringify(value, null, indent);
+  } finally {
+    strict = false;
+  }
+}
 
 const LONG_DIGITS = /\d{16}/;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /** JSON.parse, keeping integers beyond 2^53 as ExactInteger. Throws SyntaxError as JSON.parse does. */
 export function parseJsonExact(text: string): unknown {
-  return LONG_DIGITS.test(text) ? parseSlow(text) : (JSON.parse(text) as unknown);
+  return LONG_DIGITS.test(text) && holdsLongNumber(text) ? parseSlow(text) : (JSON.parse(text) as unknown);
+}
+
+/** A run of 16 digits outside strings (digits inside them, a page id in a result say, are text). Linear. */
+function holdsLongNumber(text: string): boolean {
+  let inString = false;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++run >= 16) return true;
+    } else {
+      run = 0;
+      if (c === 0x22) inString = true;
+    }
+  }
+  return false;
 }
 
 interface Open {
