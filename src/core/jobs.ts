@@ -158,15 +158,17 @@ export interface JobRow {
 
 export const JOB_COLUMNS: Array<Column<JobRow>> = [
   { header: 'ID', key: 'id', value: (j) => j.id },
-  { header: 'STARTED', key: 'started', value: (j) => j.started },
+  // An age for people (`5m ago`), as list's CREATED; left out after the two below when even then the rest would not fit
+  // (80 columns), rather than stack every job as a card.
+  { header: 'STARTED', key: 'started', value: (j) => j.started, time: true, optional: 1 },
   { header: 'SERVICE', key: 'service', value: (j) => known(j, j.service) },
   { header: 'ITEMS', key: 'items', value: (j) => known(j, j.items), align: 'right' },
   { header: 'CHUNKS', key: 'chunks', value: (j) => known(j, `${j.chunks_created}/${j.chunks}`), align: 'right' },
   { header: 'IN DOUBT', key: 'in_doubt', value: (j) => known(j, j.in_doubt), align: 'right' },
   { header: 'STATE', key: 'state', value: (j) => j.state },
-  { header: 'BASE URL', key: 'base_url', value: (j) => j.base_url, optional: 1, truncate: true },
+  { header: 'BASE URL', key: 'base_url', value: (j) => j.base_url, optional: 2, truncate: true },
   // Dropped first: the id continues the job as well, and a path cut short cannot be copied.
-  { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, optional: 2, truncate: true, path: true },
+  { header: 'JOURNAL', key: 'journal', value: (j) => j.journal, optional: 3, truncate: true, path: true },
 ];
 
 /** What the journal says, or `-` for a job whose journal cannot be read. */

@@ -1,7 +1,8 @@
 /**
  * `taskctl jobs` at a terminal's width: a table whose JOURNAL path does not fit drops that column whole (the id
- * continues the job as well), never cutting a path a person copies, and stays a table rather than one card per job;
- * where even the table does not fit (40 columns), the cards keep the path whole on a line of its own.
+ * continues the job as well), never cutting a path a person copies, and stays a table rather than one card per job
+ * (at 80 columns too, without STARTED); where even the table does not fit (40 columns), the cards keep the path whole
+ * on a line of its own.
  */
 import { stripVTControlCharacters as plain } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,17 @@ describe('taskctl jobs at a terminal', () => {
     expect(narrow.stdout).not.toContain('ID:');
     expect(narrow.stderr).toMatch(/hidden \([^)]*JOURNAL[^)]*\)/);
     for (const line of plain(narrow.stdout).split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    // STARTED as an age for people, as list's CREATED; -o json keeps the timestamp.
+    expect(row).toMatch(/ (just now|\d+[smhd] ago) /);
+
+    // At 80 columns (a terminal's default): still a table, STARTED left out after BASE URL and JOURNAL, said so.
+    const eighty = await jobs(80);
+    const [header80, row80] = plain(eighty.stdout).split('\n');
+    expect(header80).toMatch(/^ID\s+SERVICE\s+ITEMS\s+CHUNKS\s+IN DOUBT\s+STATE$/);
+    expect(row80).toContain(id);
+    expect(eighty.stdout).not.toContain('ID:');
+    expect(eighty.stderr).toContain('3 columns hidden (STARTED, BASE URL, JOURNAL)');
+    for (const line of plain(eighty.stdout).split('\n')) expect(line.length).toBeLessThanOrEqual(80);
 
     const wide = await jobs(400);
     expect(wide.stdout).toContain(`${id}.jsonl`);
