@@ -200,7 +200,7 @@ complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dyna
 complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks; a search stops there (default for a search: --per-page, else 25)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l since -x -d 'only tasks created in the last DURATION (30m, 24h) or since an ISO time'
 complete -c taskctl -n '__taskctl_is \'list\'' -l until -x -d 'only tasks created at least DURATION ago, or until an ISO time'
-complete -c taskctl -n '__taskctl_is \'list\'' -l columns -x -a 'id service status total_items cost created_at finished_at' -d 'only these columns, in this order (table, tsv, csv)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l columns -x -a 'id service status total_items cost created_at finished_at completed_items failed_items' -d 'only these columns, in this order (table, tsv, csv)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l wide -d 'every column at full width, whatever the terminal width'
 complete -c taskctl -n '__taskctl_is \'show\'' -l job -r -F -a '(__taskctl_dynamic jobs)' -d 'every task of a job (its id, see taskctl jobs, or its journal file), in chunk order, streamed'
 complete -c taskctl -n '__taskctl_is \'show\'' -l error -x -d 'only items that did not complete whose error contains TEXT (what `retry --error` sends); repeatable'

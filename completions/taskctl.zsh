@@ -92,7 +92,7 @@ __taskctl_value() {
     'list|--limit') __taskctl_kind=none ;;
     'list|--since') __taskctl_kind=none ;;
     'list|--until') __taskctl_kind=none ;;
-    'list|--columns') __taskctl_kind=choices; __taskctl_list=('id' 'service' 'status' 'total_items' 'cost' 'created_at' 'finished_at') ;;
+    'list|--columns') __taskctl_kind=choices; __taskctl_list=('id' 'service' 'status' 'total_items' 'cost' 'created_at' 'finished_at' 'completed_items' 'failed_items') ;;
     'show|--job') __taskctl_kind=jobs ;;
     'show|--error') __taskctl_kind=none ;;
     'show|--items-status') __taskctl_kind=choices; __taskctl_list=('completed' 'failed') ;;

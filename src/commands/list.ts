@@ -42,6 +42,7 @@ export function registerList(program: Command, run: RunAction): void {
         'taskctl list --since 24h --until 1h -o csv > yesterday.csv',
         'taskctl list --since 2025-01-15 --until 2025-01-16   # dates: midnight UTC',
         'taskctl list --columns id,status,created_at -o tsv',
+        "taskctl list --columns id,failed_items -o tsv | awk '$2 > 0'  # failed items",
         'taskctl list --wide',
         'taskctl list -o tsv | cut -f1,3',
         `taskctl list -o tsv | awk -F'\\t' '$3 == "on_hold"'   # any status`,

@@ -118,11 +118,12 @@ function rowCard<T>(
 export async function renderRowsTable<T>(
   base: PrinterBase,
   allRows: readonly T[],
-  allColumns: ReadonlyArray<Column<T>>,
+  columns: ReadonlyArray<Column<T>>,
   list: ListOptions | undefined,
   total = allRows.length,
 ): Promise<void> {
   const { options, out, emptyCell } = base;
+  const allColumns = list?.chosen === true ? columns : columns.filter((column) => column.machine !== true);
   if (total === 0) {
     if (!base.quiet) writeErr(base, `${message(base, list?.emptyMessage ?? 'No results.')}\n`);
     return;

@@ -31,6 +31,11 @@ export interface Column<T> {
    * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.
    */
   wrap?: boolean;
+  /**
+   * Machine formats only (tsv, csv): a table leaves it out unless `--columns` names it, as another cell shows it to
+   * people (ITEMS `7/8, 1 failed` holds `completed_items` and `failed_items`).
+   */
+  machine?: boolean;
   /** Table only: left out, highest rank first, when the terminal is too narrow for every column (`--wide` keeps it). */
   optional?: number;
   /**

@@ -37,7 +37,8 @@ export function countsRoom(total: number): number {
 }
 
 /**
- * Machine formats keep the server's fields (`total_items`, ISO times); a terminal shows the item outcome and ages. At
+ * Machine formats keep the server's fields (`total_items`, ISO times, and the item counts last); a terminal shows the
+ * item outcome and ages. At
  * a narrow terminal FINISHED, then COST, then ITEMS are left out (`--wide` keeps them); ID, SERVICE, STATUS and
  * CREATED stay, or the rows stack.
  */
@@ -64,5 +65,8 @@ export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<
       time: true,
       optional: 3,
     },
+    // For scripts: the counts ITEMS shows people (`7/8, 1 failed`), empty when the service gave none.
+    { header: 'COMPLETED ITEMS', key: 'completed_items', value: (t) => itemCounts(t).completed ?? '', machine: true },
+    { header: 'FAILED ITEMS', key: 'failed_items', value: (t) => itemCounts(t).failed ?? '', machine: true },
   ];
 }

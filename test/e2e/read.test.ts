@@ -267,7 +267,9 @@ describe('--columns and --since', () => {
     expect(services.stdout).toContain('domain_whois_history\t5\n');
     const bad = await world.inProcess(['list', '--columns', 'id,age']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('id, service, status, total_items, cost, created_at, finished_at');
+    expect(bad.stderr).toContain(
+      'id, service, status, total_items, cost, created_at, finished_at, completed_items, failed_items',
+    );
     const unseen = await world.inProcess(['show', String(okTask), '--columns', 'target,deliverable']);
     expect(unseen.code, unseen.stderr).toBe(0);
     expect(unseen.stdout).toBe('example.com\t\nexample.org\t\n');

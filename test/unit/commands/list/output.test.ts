@@ -60,7 +60,24 @@ describe('list on a terminal', () => {
     const wide = await runTaskctl(['list', '--wide'], { api, stdoutTTY: true, columns: 40, env: { NO_COLOR: '1' } });
     expect(wide.stdout).toMatch(/^ *ID +SERVICE +STATUS +ITEMS +COST +CREATED +FINISHED$/m);
     const tsv = await runTaskctl(['list', '-o', 'tsv'], { api });
-    expect(tsv.stdout).toBe(`12\tdomain_check_availability\tcompleted\t8\t8\t${minutesAgo(3)}\t${minutesAgo(2)}\n`);
+    expect(tsv.stdout).toBe(
+      `12\tdomain_check_availability\tcompleted\t8\t8\t${minutesAgo(3)}\t${minutesAgo(2)}\t8\t0\n`,
+    );
+  });
+
+  it('tsv and csv end with the item counts ITEMS shows people, so a script sees failed items; empty when unknown', async () => {
+    const api = mockApi();
+    const failing = task(12, 3, { completed_items: 7, failed_items: 1 });
+    const silent = task(11, 5, { completed_items: undefined, failed_items: undefined });
+    page(api, 1, 1, [failing, silent]);
+    page(api, 1, 1, [failing, silent]);
+    const csv = await runTaskctl(['list', '-o', 'csv'], { api });
+    const [header, first, second] = csv.stdout.split('\n');
+    expect(header).toBe('id,service,status,total_items,cost,created_at,finished_at,completed_items,failed_items');
+    expect(first).toMatch(/^12,.*,7,1$/);
+    expect(second).toMatch(/^11,.*,,$/);
+    const tsv = await runTaskctl(['list', '-o', 'tsv', '--columns', 'id,failed_items'], { api });
+    expect(tsv.stdout).toBe('12\t1\n11\t\n');
   });
 });
 
@@ -85,7 +102,7 @@ describe('list --columns', () => {
     const result = await runTaskctl(['list', '--columns', 'id,nope'], { api });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/nope/);
-    expect(result.stderr).toMatch(/id, service, status, total_items, cost, created_at, finished_at/);
+    expect(result.stderr).toMatch(/id, service, status, total_items, cost, created_at, finished_at, completed_items/);
     expect(api.calls).toEqual([]);
   });
 });
