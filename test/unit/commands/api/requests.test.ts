@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
 import { producer } from '../../core/items/item-sources.js';
-import { Gate } from '../gate.js';
-import { API_KEY, BASE_URL, FakeClock, mockApi, runTaskctl } from '../run-in-process.js';
+import { stoppedInFlight } from '../stopped-in-flight.js';
+import { API_KEY, FakeClock, mockApi, runTaskctl } from '../run-in-process.js';
 
 const BALANCE = { success: true, data: { balance: 5, currency: 'coins' } };
 const failure = (code: string, message: string) => ({ success: false, error: { code, message } });
@@ -248,29 +248,18 @@ describe('taskctl api: exit codes, with the body on stdout and the error on stde
 });
 
 describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been carried out', () => {
-  /** Runs `taskctl api ARGV` and stops it with `signal` once the request is in flight (held by a Gate). */
-  async function stoppedInFlight(argv: string[], signal: string) {
-    const api = mockApi();
-    api.reply(argv[1] ?? 'GET', argv[2] ?? '/', 201, { success: true, data: {} });
-    api.allowUnused(); // the request is cut before the mock answers it
-    const gate = new Gate(api.agent);
-    const controller = new AbortController();
-    gate.events.once('held', () => {
-      controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError', signal }));
-      gate.held[0]?.release();
-    });
-    const env = { TASKCTL_BASE_URL: BASE_URL, TASKCTL_API_KEY: API_KEY };
-    return runTaskctl(argv, { dispatcher: gate, env, signal: controller.signal });
-  }
+  /** Runs `taskctl api ARGV` and stops it with `signal` once the request is in flight. */
+  const stoppedApi = (argv: string[], signal: 'SIGINT' | 'SIGTERM') =>
+    stoppedInFlight(argv, { method: argv[1] ?? 'GET', path: argv[2] ?? '/', status: 201 }, signal);
 
   it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
+    ['SIGINT' as const, 130],
+    ['SIGTERM' as const, 143],
   ])(
     'POST /tasks stopped (%s) in flight: it may have created a task, check with taskctl list',
     async (signal, code) => {
       const argv = ['api', 'POST', '/tasks', '-f', 'service=domain_check_availability', '-f', 'items[]=a.com'];
-      const result = await stoppedInFlight(argv, signal);
+      const result = await stoppedApi(argv, signal);
       expect(result.code).toBe(code);
       expect(result.stderr).toBe(
         'error: interrupted: the request may have created a task\nCheck with `taskctl list` before repeating it.\n',
@@ -279,7 +268,7 @@ describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been 
   );
 
   it('any other method stopped in flight: it may have been carried out', async () => {
-    const result = await stoppedInFlight(['api', 'PATCH', '/tasks/7', '-f', 'priority=high'], 'SIGINT');
+    const result = await stoppedApi(['api', 'PATCH', '/tasks/7', '-f', 'priority=high'], 'SIGINT');
     expect(result.code).toBe(130);
     expect(result.stderr).toBe(
       'error: interrupted: the request may have been carried out\nCheck its effect before repeating it.\n',
@@ -306,7 +295,7 @@ describe('taskctl api: Ctrl-C or SIGTERM says whether the request may have been 
   });
 
   it('a GET stopped in flight changed nothing: said as every read is, and reading again is harmless', async () => {
-    const result = await stoppedInFlight(['api', 'GET', '/balance'], 'SIGINT');
+    const result = await stoppedApi(['api', 'GET', '/balance'], 'SIGINT');
     expect(result.code).toBe(130);
     expect(result.stderr).toBe('error: interrupted\nNothing was changed; run the same command again.\n');
   });
