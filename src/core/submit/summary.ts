@@ -150,12 +150,24 @@ function earlierChunks(
     // next round reads the page listing the earlier ones first: their new status is a change, checked again): once.
     const numbers = [...new Set(found.map(({ chunk }) => chunk))].sort((a, b) => a - b);
     record();
+    // The job's tasks left: this run's, and the earlier chunks' found lost neither before nor now.
+    const earlier = [...end.done].filter(([index, done]) => {
+      const facts = done.claim?.chunk;
+      return (
+        facts !== undefined && !end.outcomes.has(index) && !lost.has(index) && !numbers.includes(facts.chunk.chunk)
+      );
+    });
+    const left = end.outcomes.size + earlier.length;
+    const next =
+      left > 0
+        ? `Its other tasks (the chunks lost are not read again): ${resumeCommand(waiting(job))}`
+        : 'No task of the job is left on the service to read or wait for.';
     return new LostChunksError(
       lostWords(numbers, job.id).replace(
         `of job ${job.id}:`,
         `of job ${job.id} (recorded in the job: \`taskctl jobs\` counts ${numbers.length === 1 ? 'it' : 'them'} lost):`,
       ),
-      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} Its other tasks (the chunks lost are not read again): ${resumeCommand(waiting(job))}`,
+      `The service's task ids seem to have started again (the service the job ran on, restarted without its state?).${end.outcomes.size === 0 ? ' Nothing was sent.' : ''} ${next}`,
     );
   };
   const verify = (task: Task): boolean => {

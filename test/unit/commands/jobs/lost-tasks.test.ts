@@ -120,6 +120,9 @@ it('a finished job, its ids given to other tasks: show/wait --job say so and wri
   ]);
   expect(resumed.stderr).toMatch(/the service no longer has the tasks of chunks 1, 2 and 3 of job j-\w+ \(recorded/);
   expect(resumed.stderr).not.toContain('To record it');
+  // Every chunk lost: no hint to wait for "its other tasks", of which there are none.
+  expect(resumed.stderr).not.toContain('Its other tasks');
+  expect(resumed.stderr).toContain('Nothing was sent. No task of the job is left on the service to read or wait for.');
   expect(await jobsRow(job)).toEqual(expect.objectContaining({ state: 'lost', chunks_created: 0, chunks_lost: 3 }));
   const again = await run(['resume', job]);
   expect(again.stderr).toContain(`job ${job}: 0 of 3 chunks done, 3 lost (chunks 1, 2 and 3), finished`);
