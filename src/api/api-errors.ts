@@ -18,6 +18,7 @@ import {
 } from '../errors.js';
 import { API_PREFIX, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH } from './constants.js';
 import { neutralise } from '../lib/sanitize.js';
+import { thousands } from '../lib/thousands.js';
 import type { ApiErrorBody } from './schemas.js';
 
 export const AUTH_HINT = 'Run `taskctl auth login`, or set TASKCTL_API_KEY.';
@@ -28,8 +29,7 @@ const RATE_HINT = 'Wait for the rate-limit window to reset (`taskctl auth status
 const INPUT_HINT = 'Nothing was created; fix the request and try again.';
 const UNAVAILABLE_HINT = 'Try again later; `--verbose` shows the HTTP exchange.';
 const MAX_DEPTH_TEXT = String(MAX_JSON_DEPTH);
-/** `2,500,000`. */
-const MAX_CONTAINERS_TEXT = String(MAX_JSON_CONTAINERS).replace(/\B(?=(\d{3})+$)/g, ',');
+const MAX_CONTAINERS_TEXT = thousands(MAX_JSON_CONTAINERS);
 const REFUSED_HINT = 'taskctl does not know this error code, so it did not try again: check the message.';
 const BASE_URL_HINT = `Check that --base-url points at the task service (it should end in ${API_PREFIX})`;
 /** The advice for an answer that is not the API's: a body not JSON or nested too deep, headers HTTP cannot read. */

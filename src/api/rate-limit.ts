@@ -8,6 +8,7 @@ import { formatDuration } from '../lib/duration.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { DOCUMENTED_RATE_LIMIT, DOCUMENTED_RATE_WINDOW_MS } from './constants.js';
 import { parseHttpDate } from '../lib/http-date.js';
+import { thousands } from '../lib/thousands.js';
 
 /** Every computed wait is clamped to this (a 60 s window plus a second of slack). */
 export const MAX_RATE_LIMIT_WAIT_MS = 61_000;
@@ -368,8 +369,7 @@ export class RateLimiter {
   }
 
   #budgetWords(limit: number): string {
-    // Thousands separated as every count taskctl prints (output/numbers.ts, which this layer may not import).
-    const count = String(limit).replace(/\B(?=(\d{3})+$)/g, ',');
+    const count = thousands(limit);
     const shown = this.#windowShown;
     // The documented minute where it is shown, or where no server stated a budget (the documented one is assumed).
     if (shown === undefined && (this.#minuteShown || !this.#stated)) return `${count} requests/min`;

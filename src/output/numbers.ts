@@ -2,12 +2,12 @@
  * Numbers as taskctl prints them: the one number format. A person reads `65,536` (thousands separators,
  * whatever the locale, so logs and tests agree); a script reads plain digits (`65536`), which every tool parses.
  */
+import { thousands } from '../lib/thousands.js';
 
 /** `65,536`: counts and amounts in messages and terminal tables. */
 export function formatCount(count: number): string {
-  // Whole numbers (nearly every count) without Intl: a process's first toLocaleString sets up ICU's number formatter,
-  // ~12 ms, a third of what `node -e 0` costs, for `taskctl balance`'s one number. The same text as en-US's.
-  if (Number.isSafeInteger(count) && !Object.is(count, -0)) return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
+  // Whole numbers (nearly every count) without Intl (lib/thousands.ts says why).
+  if (Number.isSafeInteger(count) && !Object.is(count, -0)) return thousands(count);
   return count.toLocaleString('en-US');
 }
 
