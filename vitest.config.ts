@@ -11,6 +11,10 @@ export default defineConfig({
     // but each worker pays once for the module graph, the first sandbox and fast-check's tables, and on a loaded
     // machine more files at once meant more of them past their bounds.
     maxWorkers: 3,
+    // Each file's transform kept on disk (node_modules/.experimental-vitest-cache, keyed by the file's content): every
+    // run after the first on a machine skips Vite's transforms of the unchanged files, about 4 CPU-s and 2-3 s of a
+    // 52-56 s run in two interleaved pairs (docs/performance.md, "A fourteenth look"). A clean install starts without it.
+    experimental: { fsModuleCache: true },
     // The workers' garbage collector (docs/performance.md, "An eleventh look"): a young generation of 32 MB per
     // semi-space instead of Node 20's 16 (the unit files allocate freely: a command run is a home, a sandbox, a client;
     // each scavenge also promotes what would soon have died), and no helper threads, which on two cores shared by three
