@@ -1,3 +1,6 @@
+import { charWords } from '../../lib/sanitize.js';
+import { formatCount } from '../../output/numbers.js';
+import { DEFAULT_LIMITS } from './types.js';
 // C0 and C1 controls, DEL, and the Unicode line/paragraph separators: never part of an item (they break lines,
 // terminals and the API's logs). Tabs and CRs only survive trimming when they sit inside an item.
 const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
@@ -39,4 +42,19 @@ export function trimItem(raw: string): string {
 export function findControl(text: string): number {
   const match = CONTROL.exec(text);
   return match ? match.index : -1;
+}
+
+/**
+ * Why `target` cannot be sent as an item as it stands, by the rules every item read meets (docs/commands.md#taskctl-create-service-items):
+ * blank, a control character inside, or longer than the line cap; undefined when it can. For targets taken from the
+ * service (retry), which were never read as input.
+ */
+export function unsendableItem(target: string): string | undefined {
+  const item = trimItem(target);
+  if (item.length === 0) return 'is blank';
+  const bad = findControl(item);
+  if (bad !== -1) return `holds control character ${charWords(item.charCodeAt(bad))}`;
+  if (item.length > DEFAULT_LIMITS.maxLineLength)
+    return `is longer than ${formatCount(DEFAULT_LIMITS.maxLineLength)} characters`;
+  return undefined;
 }

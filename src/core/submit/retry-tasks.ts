@@ -5,7 +5,10 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Output } from '../capabilities.js';
-import { UnavailableError, UsageError } from '../../errors.js';
+import { InputError, UnavailableError, UsageError } from '../../errors.js';
+import { unsendableItem } from '../items/clean.js';
+import { DEFAULT_LIMITS } from '../items/types.js';
+import { formatCount } from '../../output/numbers.js';
 import { isTerminal, taskSucceeded } from '../../lib/task-state.js';
 import { InputCopy } from '../../store/journal-file.js';
 import { errorMatch, noErrorMatched, toRetry, type ErrorMatch } from '../job/error-match.js';
@@ -31,9 +34,24 @@ export interface RetryOptions extends SubmitOptions {
 /** A re-run of the same retry (a re-run CI job) reuses the task it created within this window, by default. */
 const RETRY_REUSE_WINDOW_MS = 60 * 60_000;
 
-/** The items of `task` that did not complete (and match --error), as the server listed them (`target`), in order. */
+/**
+ * The items of `task` that did not complete (and match --error), as the server listed them (`target`), in order. One
+ * that is no item (core/items/clean.ts `unsendableItem`) is exit 3 before anything is priced: sent through the job's
+ * copy of its input it would be refused there, or a blank one left out unsaid.
+ */
 export function itemsToRetry(task: Task, pick: ErrorMatch = toRetry(undefined)): string[] {
-  return (task.items ?? []).filter((item) => pick(item, task)).map((item) => item.target);
+  const targets: string[] = [];
+  for (const [index, item] of (task.items ?? []).entries()) {
+    if (!pick(item, task)) continue;
+    const why = unsendableItem(item.target);
+    if (why !== undefined)
+      throw new InputError(
+        `item ${formatCount(index + 1)} of task ${task.id} cannot be sent again: its target ${why}; nothing was created`,
+        `An item is plain text of up to ${formatCount(DEFAULT_LIMITS.maxLineLength)} characters. See the items: taskctl show ${task.id} --items-status failed`,
+      );
+    targets.push(item.target);
+  }
+  return targets;
 }
 
 /** A task that lists fewer items than it has: the others cannot be retried (warned; true when so). */

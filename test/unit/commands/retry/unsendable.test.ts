@@ -1,6 +1,6 @@
 /**
  * retry sends the failed items as the service listed them, each through the rules every item meets
- * (docs/behaviour.md#items): a listed target that is no item (a control character, blank, past the length cap) is
+ * (docs/commands.md#taskctl-retry-id): a listed target that is no item (a control character, blank, past the length cap) is
  * refused before anything is priced or sent, naming the task and the item, never the job's internal copy of its input.
  */
 import { expect, it } from 'vitest';
