@@ -50,6 +50,7 @@ import {
   retryAfterMs,
   resendDelay,
   TLS_PORT_CODE,
+  OUT_OF_TURN_CODE,
   TOO_LARGE_CODE,
   transportFailure,
   type AskedWait,
@@ -365,7 +366,7 @@ async function sendAttempt(
     return { kind: 'response', status, headers: responseHeaders, text, parsed, bytes, sentAtMs, rateLimit };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    const transportCode = errorCode(error) ?? 'network error';
+    const transportCode = isOutOfTurn(error) ? OUT_OF_TURN_CODE : (errorCode(error) ?? 'network error');
     const tlsPort = status === undefined && (await tlsPortOf(wire.origin, error, transportCode));
     const code = tlsPort ? TLS_PORT_CODE : transportCode;
     const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
@@ -1087,6 +1088,7 @@ const PLAIN_WORDS: Readonly<Record<string, string>> = {
   UND_ERR_HEADERS_OVERFLOW: `the service's answer headers are too large (over ${MAX_HEADER_KIB} KiB)`,
   UND_ERR_RES_EXCEEDED_MAX_SIZE: "the service's answer is too large",
   HPE_INVALID_HEADER_TOKEN: "the service's answer headers hold invalid characters",
+  [OUT_OF_TURN_CODE]: 'the service sent an interim HTTP 1xx answer, or an answer no request asked for',
 };
 
 /** Any answer llhttp refused (an `HPE_` code) that PLAIN_WORDS does not name more closely. */
@@ -1094,7 +1096,18 @@ const NOT_HTTP_WORDS = "the service's answer is not valid HTTP";
 
 /** An answer that arrived but that HTTP cannot read: undici's parser errors, an answer over its size caps. */
 function isUnreadableHttp(code: string): boolean {
-  return code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+  return (
+    code.startsWith('HPE_') ||
+    code === 'UND_ERR_HEADERS_OVERFLOW' ||
+    code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' ||
+    code === OUT_OF_TURN_CODE
+  );
+}
+
+/** undici's own words for closing the connection at an answer out of turn (OUT_OF_TURN_CODE). */
+function isOutOfTurn(error: unknown): boolean {
+  if (errorCode(error) !== 'UND_ERR_SOCKET' || !(error instanceof Error)) return false;
+  return error.message === 'bad response' || error.message === 'bad upgrade';
 }
 
 /** A 2xx that cannot be read (never sent again: the same server sends it again). */
@@ -1122,6 +1135,7 @@ const SHORT_WORDS: Readonly<Record<string, string>> = {
   [DEADLINE_CODE]: 'deadline reached',
   UND_ERR_HEADERS_OVERFLOW: 'answer headers too large',
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'answer too large',
+  [OUT_OF_TURN_CODE]: 'answer out of turn',
 };
 
 /**

@@ -19,6 +19,12 @@ export const REQUEST_TIMEOUT_CODE = 'TASKCTL_REQUEST_TIMEOUT';
 export const TOO_LARGE_CODE = 'TASKCTL_TOO_LARGE';
 /** Not a transport code: an http:// attempt reached a port that speaks TLS (tls-port.ts); nothing was processed. */
 export const TLS_PORT_CODE = 'TASKCTL_TLS_PORT';
+/**
+ * Not a transport code: undici closed the connection at an answer out of turn, an interim `100 Continue` it never asked
+ * for (RFC 9110 lets a server send one) or bytes with no request waiting; its 'bad response'. The same server does it
+ * again, so it is read as an answer HTTP cannot read (never resent; a create's outcome is then found out).
+ */
+export const OUT_OF_TURN_CODE = 'TASKCTL_OUT_OF_TURN';
 
 /** A certificate the handshake refused (self-signed, unknown issuer, expired, another host's): a CA or host matter. */
 export function isCertificateCode(code: string): boolean {
