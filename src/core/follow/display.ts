@@ -80,10 +80,11 @@ interface Trouble {
 /** The rows a stall's reason may take in the live block; what goes beyond is cut with `…`. */
 const REASON_ROWS = 3;
 
-/** Live mode: columns padded so the bars of several tasks line up. */
+/** Live mode: columns padded so the bars of several tasks line up, and the bars' width (at most; see `liveRows`). */
 interface Widths {
   id: number;
   status: number;
+  bar?: number;
 }
 
 interface Printed {
@@ -254,7 +255,7 @@ export class FollowDisplay {
       const rows = views.length <= HEARTBEAT_LINES ? views : views.filter((view) => !this.earnedTick(view.change));
       if (views.length > HEARTBEAT_LINES) progress.log(this.summary(this.options.clock.now(), ''));
       const widths = this.widths(views);
-      for (const view of rows) progress.log(this.line(view, '', 'live', widths));
+      for (const row of this.liveRows(rows, '', widths)) progress.log(row);
     } else if (progress.mode === 'lines' && this.trouble === undefined) {
       // After a failing end, the error names each task's last known state: no line repeats it under a fresh time.
       for (const id of this.pending) this.print(id);
@@ -282,7 +283,7 @@ export class FollowDisplay {
     // The same state twice only as a heartbeat (a minute on, its elapsed time moved).
     if (last?.key === key && now - last.at < HEARTBEAT_MS) return;
     this.printed.set(id, { at: now, key });
-    this.log(this.line(view, '', 'lines'));
+    this.log(this.plainLine(view));
   }
 
   private log(line: string): void {
@@ -327,10 +328,22 @@ export class FollowDisplay {
     }
     if (hold !== undefined) head.push(paint.dim(hold));
     const room = Math.max(1, maxLines - head.length);
-    if (views.length <= room) return [...head, ...views.map((view) => this.line(view, spin, 'live', widths))];
+    if (views.length <= room) return [...head, ...this.liveRows(views, spin, widths)];
     const running = views.filter((view) => !isTerminal(view.change.task));
-    const shown = running.slice(0, room - 1).map((view) => this.line(view, spin, 'live', widths));
+    const shown = this.liveRows(running.slice(0, room - 1), spin, widths);
     return [...head, this.summary(now, spin), ...shown];
+  }
+
+  /**
+   * The live lines of `views` with their bars one width, the narrowest any line leaves room for: a task whose line
+   * grows (`2 failed`) narrows every bar with its own, so the bars still line up.
+   */
+  private liveRows(views: readonly View[], spin: string, widths: Widths): string[] {
+    const rows = views.map((view) => this.liveLine(view, spin, widths));
+    const bars = rows.flatMap(({ bar }) => (bar > 0 ? [bar] : []));
+    const bar = Math.min(...bars);
+    if (bars.every((each) => each === bar)) return rows.map(({ text }) => text);
+    return views.map((view) => this.liveLine(view, spin, { ...widths, bar }).text);
   }
 
   private widths(views: readonly View[]): Widths {
@@ -364,10 +377,10 @@ export class FollowDisplay {
     return this.options.allowItemFailures === true && taskPhase(task) === 'completed';
   }
 
-  /** One task's line. `live`: icon, bar, colour; `lines`: plain words for a log. */
-  private line(view: View, spin: string, mode: 'live' | 'lines', widths: Widths = { id: 0, status: 0 }): string {
+  /** What both kinds of a task's line show: its icon, status, rate, estimate and elapsed time. */
+  private parts(view: View, spin: string, widths: Widths) {
     const { paint, clean } = this.options.progress;
-    const { task, counts } = view.change;
+    const { task } = view.change;
     const now = this.options.clock.now();
     const ended = isTerminal(task);
     const tick = this.earnedTick(view.change) ? paintTone(paint, taskTone(task), '✓') : paint.red('✗');
@@ -389,14 +402,24 @@ export class FollowDisplay {
     // Never less than a line of the task showed before (docs/behaviour.md#the-services-clock): not after a task the
     // service reports going back, nor at the end of one whose block counted past its `completed_at`.
     view.shown = Math.max(view.shown, elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
-    const elapsed = clockTime(view.shown);
-    if (mode === 'live') {
-      const head = { icon, id: String(task.id).padEnd(widths.id), status, ended };
-      // The elapsed time set apart from the estimate before it, as in the block's head line: `est. 0:27 left · 0:14`.
-      const since = paint.dim(`· ${elapsed}`);
-      return fitLiveLine(head, counts, [...timing, since], paint, this.options.progress.lineWidth());
-    }
-    const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(counts, ended)].filter(
+    return { task, ended, icon, status, timing, elapsed: clockTime(view.shown) };
+  }
+
+  /** One task's line in the live block: icon, bar, colour, fitted to the terminal; `bar` its bar's width (0: none). */
+  private liveLine(view: View, spin: string, widths: Widths): { text: string; bar: number } {
+    const { task, ended, icon, status, timing, elapsed } = this.parts(view, spin, widths);
+    const { paint } = this.options.progress;
+    const head = { icon, id: String(task.id).padEnd(widths.id), status, ended };
+    // The elapsed time set apart from the estimate before it, as in the block's head line: `est. 0:27 left · 0:14`.
+    const since = paint.dim(`· ${elapsed}`);
+    const width = this.options.progress.lineWidth();
+    return fitLiveLine(head, view.change.counts, [...timing, since], paint, width, widths.bar);
+  }
+
+  /** One task's line in plain words, for a log. */
+  private plainLine(view: View): string {
+    const { task, ended, icon, status, timing, elapsed } = this.parts(view, '', { id: 0, status: 0 });
+    const head = [ended ? icon : '', `task ${task.id}`, status, plainCounts(view.change.counts, ended)].filter(
       (part) => part !== '',
     );
     return [head.join(' '), ...timing.filter((part) => part !== ''), `${elapsed} elapsed`].join(', ');
@@ -417,11 +440,14 @@ function fitLiveLine(
   extras: readonly string[],
   paint: Paint,
   width = Infinity,
-): string {
+  maxBar = BAR_WIDTH,
+): { text: string; bar: number } {
   const { completed, failed, total } = counts;
   const join = (parts: readonly string[]) => parts.filter((part) => part !== '').join(' ');
   const task = [head.icon, `task ${head.id}`, head.status];
-  if (completed === undefined) return join([...task, paint.dim('(the server reports no item progress)'), ...extras]);
+  const noBar = (text: string) => ({ text, bar: 0 });
+  if (completed === undefined)
+    return noBar(join([...task, paint.dim('(the server reports no item progress)'), ...extras]));
   const done = completed + (failed ?? 0);
   // The bar and percent count items finished either way; the numbers are the service's (output/task-columns.ts).
   const ratio = `${formatCount(completed)}/${formatCount(total)}`;
@@ -431,8 +457,9 @@ function fitLiveLine(
   const kept = extras.filter((part) => part !== '');
   for (let drop = 0; drop <= kept.length; drop++) {
     const rest = kept.slice(drop);
-    const room = Math.min(BAR_WIDTH, width - textWidth(join([...task, 'x', ...numbers, ...rest])) + 1);
-    if (room >= BAR_MIN) return join([...task, bar(done, total, head.ended, paint, room), ...numbers, ...rest]);
+    const room = Math.min(maxBar, width - textWidth(join([...task, 'x', ...numbers, ...rest])) + 1);
+    if (room >= BAR_MIN)
+      return { text: join([...task, bar(done, total, head.ended, paint, room), ...numbers, ...rest]), bar: room };
   }
   const compact = [
     join([...task, ...numbers]),
@@ -440,7 +467,7 @@ function fitLiveLine(
     join([...task, ratio, failedText]),
     join([head.icon, head.id.trim(), head.status.trimEnd(), ratio, failedText]),
   ];
-  return compact.find(fits) ?? compact[compact.length - 1] ?? '';
+  return noBar(compact.find(fits) ?? compact[compact.length - 1] ?? '');
 }
 
 function plainCounts(counts: ItemCounts, ended: boolean): string {

@@ -72,6 +72,20 @@ describe('FollowDisplay on a terminal', () => {
     expect(at(40, 2)).toBe('⠋ task 1 processing 40/100 2 failed');
   });
 
+  it('the bars of a block keep one width: a task with failed items narrows every bar, not its own alone', () => {
+    const { progress, clock, frames } = live(24, 80);
+    const display = new FollowDisplay({ progress, clock, ids: [1, 2, 3] });
+    display.change({ ...change(task(1, 'processing', 2), T0), itemsPerSecond: 2.5, predictedEnd: T0 + 3000 });
+    const failing = { ...change({ ...task(2, 'processing', 1), failed_items: 1 }, T0), itemsPerSecond: 2.5 };
+    display.change({ ...failing, predictedEnd: T0 + 3000 });
+    display.change({ ...change(task(3, 'processing', 2), T0), itemsPerSecond: 2.5, predictedEnd: T0 + 3000 });
+    const block = (frames().pop() ?? '').split('\n').filter((row) => row.includes('task'));
+    const bars = block.map((row) => /[█░]+/.exec(row)?.[0].length);
+    expect(bars, block.join('\n')).toHaveLength(3);
+    expect(new Set(bars).size, block.join('\n')).toBe(1);
+    expect(bars[0]).toBeGreaterThanOrEqual(4);
+  });
+
   it('the final line is fitted too: nothing the terminal would wrap', () => {
     const { progress, clock, frames } = live(24, 40);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
