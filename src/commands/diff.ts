@@ -30,7 +30,8 @@ export function registerDiff(program: Command, run: RunAction): void {
         '\nA side of only digits is a task id (./42 is the file 42).' +
         '\nA file is recognised by its content; tsv has no header: export ndjson or csv.' +
         '\n-o ndjson|json|csv|tsv: one record per change, in no set order: target, field, ' +
-        'before, after, before_task, after_task. The table for people is sorted by item.' +
+        'before, after, before_task, after_task, change (added, removed or changed).' +
+        '\nThe table for people is sorted by item.' +
         '\nExit: 0 the same, 15 different; a failed read keeps its code (5, 8, ...);' +
         '\na task sent without all its items is 8: never called the same.' +
         '\nA task still running is compared as it is, with a warning: wait for it first.' +

@@ -1,7 +1,7 @@
 /**
  * What `taskctl diff` prints. For people: the summary first ("37 of 10,000 items changed: 12 became available, …"),
  * then a table of item, field, before and after: at most the printer's table rows, sorted by item. For scripts: one
- * record per change (target, field, before, after, the task ids) streamed in ndjson, csv, tsv or json as the walk
+ * record per change (target, field, before, after, the task ids, added/removed/changed) streamed in ndjson, csv, tsv or json as the walk
  * finds them (in the sort's order, by a hash of the target), values with their JSON types. `-q`: nothing.
  */
 import { counted } from '../../output/plural.js';
@@ -39,6 +39,11 @@ function shown(row: ChangeRow, side: 'before' | 'after'): string {
   return humanValue(side === 'before' ? before(row) : after(row));
 }
 
+/** `added`, `removed` (an item on one side only) or `changed` (a field's value): said even where no task id tells it. */
+function changeWord(row: ChangeRow): 'added' | 'removed' | 'changed' {
+  return row.change.kind ?? 'changed';
+}
+
 const MACHINE_COLUMNS: ReadonlyArray<Column<ChangeRow>> = [
   { header: 'target', value: (row) => row.change.target },
   { header: 'field', value: (row) => row.change.field },
@@ -46,6 +51,7 @@ const MACHINE_COLUMNS: ReadonlyArray<Column<ChangeRow>> = [
   { header: 'after', value: (row) => cell(row.change.after) },
   { header: 'before_task', value: (row) => row.change.beforeTask },
   { header: 'after_task', value: (row) => row.change.afterTask },
+  { header: 'change', value: changeWord },
 ];
 
 const TABLE_COLUMNS: ReadonlyArray<Column<ChangeRow>> = [
@@ -64,6 +70,7 @@ function record(row: ChangeRow): Record<string, unknown> {
     after: after(row),
     before_task: change.beforeTask,
     after_task: change.afterTask,
+    change: changeWord(row),
   };
 }
 

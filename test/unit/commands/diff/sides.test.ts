@@ -91,9 +91,33 @@ describe('diff of two tasks', () => {
     expect(result.code, result.stderr).toBe(15);
     const byTarget = (x: unknown, y: unknown) => ((x as Rec).target < (y as Rec).target ? -1 : 1);
     expect(lines(result.stdout).sort(byTarget)).toEqual([
-      { target: 'b.com', field: 'available', before: false, after: true, before_task: 1, after_task: 2 },
-      { target: 'gone.com', field: 'item', before: null, after: null, before_task: 1, after_task: null },
-      { target: 'new.com', field: 'item', before: null, after: null, before_task: null, after_task: 2 },
+      {
+        target: 'b.com',
+        field: 'available',
+        before: false,
+        after: true,
+        before_task: 1,
+        after_task: 2,
+        change: 'changed',
+      },
+      {
+        target: 'gone.com',
+        field: 'item',
+        before: null,
+        after: null,
+        before_task: 1,
+        after_task: null,
+        change: 'removed',
+      },
+      {
+        target: 'new.com',
+        field: 'item',
+        before: null,
+        after: null,
+        before_task: null,
+        after_task: 2,
+        change: 'added',
+      },
     ]);
     expect(api.calls).toEqual(['GET /tasks/1', 'GET /tasks/2']);
   });
@@ -237,7 +261,26 @@ describe('diff of files', () => {
     );
     const result = await runTaskctl(['diff', csv, nd, '-o', 'csv']);
     expect(result.code, result.stderr).toBe(15);
-    expect(result.stdout).toBe('target,field,before,after,before_task,after_task\nb.com,available,false,true,1,2\n');
+    expect(result.stdout).toBe(
+      'target,field,before,after,before_task,after_task,change\nb.com,available,false,true,1,2,changed\n',
+    );
+  });
+
+  it('sides with no task ids: an item added or removed still says which, in every machine format', async () => {
+    const row = (target: string) => ({ target, status: 'completed', available: true });
+    const x = file('x.ndjson', ndjson([row('a.com'), row('gone.com')]));
+    const y = file('y.ndjson', ndjson([row('a.com'), row('new.com')]));
+    const tsv = await runTaskctl(['diff', x, y, '-o', 'tsv']);
+    expect(tsv.code, tsv.stderr).toBe(15);
+    expect(tsv.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'gone.com\titem\t\t\t\t\tremoved',
+      'new.com\titem\t\t\t\t\tadded',
+    ]);
+    const records = lines((await runTaskctl(['diff', x, y, '-o', 'ndjson'])).stdout) as Array<Record<string, unknown>>;
+    expect(records.map(({ target, change }) => `${String(target)} ${String(change)}`).sort()).toEqual([
+      'gone.com removed',
+      'new.com added',
+    ]);
   });
 
   it('a json export (one task, as show -o json prints it) against the same items in ndjson: exit 0', async () => {
@@ -285,7 +328,7 @@ describe('diff of files', () => {
     expect(same).toEqual({ code: 0, stdout: '', stderr: warning });
     const other = file('c.ndjson', night('timeout', 'cancelled'));
     const changed = await runTaskctl(['diff', a, other, '--fields', 'status,available', '-o', 'tsv']);
-    expect(changed).toEqual({ code: 15, stdout: 'x2\tstatus\tfailed\tcancelled\t\t\n', stderr: warning });
+    expect(changed).toEqual({ code: 15, stdout: 'x2\tstatus\tfailed\tcancelled\t\t\tchanged\n', stderr: warning });
   });
 
   it('stdin is -', async () => {
@@ -294,7 +337,7 @@ describe('diff of files', () => {
       stdin: ndjson([{ target: 'a', status: 'completed' }]),
     });
     expect(result.code).toBe(15);
-    expect(result.stdout).toBe('a\tstatus\tfailed\tcompleted\t\t\n');
+    expect(result.stdout).toBe('a\tstatus\tfailed\tcompleted\t\t\tchanged\n');
   });
 
   it('tsv is exit 3 with a hint to export ndjson or csv', async () => {
@@ -392,7 +435,7 @@ describe('diff of a journal', () => {
     expect(partial.stderr).toContain('is incomplete');
     expect(partial.stderr).toContain(`(finish it: taskctl resume ${unfinished})`);
     expect(lines(partial.stdout)).toEqual([
-      { target: 'c.com', field: 'item', before: null, after: null, before_task: null, after_task: 12 },
+      { target: 'c.com', field: 'item', before: null, after: null, before_task: null, after_task: 12, change: 'added' },
     ]);
   });
 
