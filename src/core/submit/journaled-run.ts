@@ -860,7 +860,7 @@ async function continueStopped(
     });
     return true;
   } catch (error) {
-    throw interruptedBeforeSending(ctx, error, { id }, file);
+    throw interruptedBeforeSending(ctx, error, { id, ...hintFlags(options) }, file);
   } finally {
     file.close();
   }

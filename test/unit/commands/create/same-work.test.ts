@@ -104,6 +104,29 @@ it('the continuing re-run keeps no journal of its own while it runs: killed then
   await everyItemOnce();
 });
 
+it('Ctrl-C while the continuing re-run settles the chunk in doubt: the hint keeps its --yes, --max-cost and --wait', async () => {
+  const stopped = await stoppedByCtrlC(world, create, dir, 'reset-before');
+  const controller = new AbortController();
+  const posts = await world.posts();
+  const again = await runTaskctl([...create, '--reuse-window', '1h', '--max-cost', '100', '--wait'], {
+    env: world.env,
+    home: dir,
+    clock: ctrlCWhen(world.clock, controller, () => true),
+    signal: controller.signal,
+  });
+  expect(again.code, again.stderr).toBe(130);
+  expect(again.stderr).toMatch(new RegExp(`^continuing job ${stopped}`, 'm'));
+  expect(again.stderr.trim().split('\n').slice(-2)).toEqual([
+    'error: interrupted before this run sent anything',
+    `Continue it with: taskctl resume ${stopped} --yes --max-cost 100 --wait`,
+  ]);
+  expect(await world.posts()).toBe(posts);
+  // Followed as printed, with no terminal to confirm on: it ends the job, every item once.
+  const resumed = await run(['resume', stopped, '--yes', '--max-cost', '100', '--wait', '-q']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  await everyItemOnce();
+});
+
 /**
  * A job of 8 chunks of one item stopped after its 5th task (its stdout closed after 4 ids), then the same create again
  * with the window, its tasks as rows (-o tsv): the re-run takes the 5 tasks and reads each (GET /tasks/ID) before
