@@ -26,7 +26,7 @@ import { isUtf8 } from 'node:buffer';
 import { NotRegularFileError, readRegularEnds, readRegularPieces } from './atomic-file.js';
 import { shellWord } from '../lib/shell-word.js';
 import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from './lock-file.js';
-import { JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
+import { CliError, JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 import { writeAdvice, writeCause } from './write-advice.js';
 
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
@@ -176,7 +176,10 @@ export class JournalFile {
           // The torn line stays; it is the last, and a later open drops it.
         }
       }
-      throw new JournalWriteError(`cannot write the journal ${this.path}: ${systemErrorWords(error)}`);
+      // The system's error kept as the cause: the next step is chosen by it (a full disk, a permission).
+      throw Object.assign(new JournalWriteError(`cannot write the journal ${this.path}: ${systemErrorWords(error)}`), {
+        cause: error,
+      });
     }
     this.count += records.length;
     for (const record of records) this.types.add(typeOf(record));
@@ -716,7 +719,7 @@ export class InputCopy {
   size = 0;
 
   constructor(readonly path: string) {
-    this.fd = openCopy(path, (words) => copyError(path, words));
+    this.fd = openCopy(path, (failure) => copyError('input', path, failure));
   }
 
   write(bytes: Uint8Array): void {
@@ -725,7 +728,7 @@ export class InputCopy {
       for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
       this.size += bytes.length;
     } catch (error) {
-      throw copyError(this.path, systemErrorWords(error));
+      throw copyError('input', this.path, error);
     }
   }
 
@@ -735,7 +738,7 @@ export class InputCopy {
     try {
       fsyncSync(this.fd);
     } catch (error) {
-      throw copyError(this.path, systemErrorWords(error));
+      throw copyError('input', this.path, error);
     } finally {
       this.close();
     }
@@ -748,22 +751,35 @@ export class InputCopy {
   }
 }
 
-function copyError(path: string, words: string): UsageError {
+/**
+ * The copy of a job's input (piped items, or its arguments) not written, before anything was sent. A full disk or an
+ * I/O error is exit 14, as the journal's own write is (docs/behaviour.md#exit-codes), with the same next step: room,
+ * then the same command again; a place that is not a file, or one this user may not write, is a usage error.
+ */
+function copyError(what: 'input' | 'arguments', path: string, failure: unknown): CliError {
+  const words = typeof failure === 'string' ? failure : systemErrorWords(failure);
+  const message = `cannot write the copy of the ${what} (${path}): ${words}; nothing was sent`;
+  const cause = typeof failure === 'string' ? 'place' : writeCause(failure);
+  if (cause === 'full' || cause === 'other')
+    return new JournalWriteError(
+      message,
+      `${cause === 'full' ? 'Free space in' : 'Check the disk of'} ${dirname(path)} (or pass --journal FILE on another disk), then run the same command again.`,
+    );
   return new UsageError(
-    `cannot write the copy of the input (${path}): ${words}; nothing was sent`,
-    'A journaled create keeps its piped input beside the journal: pass a --journal path with room to write.',
+    message,
+    cause === 'place'
+      ? 'Pass a --journal path that is a regular file, or none.'
+      : writeAdvice(failure, 'pass --journal FILE where you can write'),
   );
 }
 
 /** The copy of a create's arguments (`FILE.args`): one JSON string a line, so a resume reads them back as NDJSON. */
 export function writeArgumentsCopy(path: string, values: readonly string[]): void {
-  const failed = (words: string) =>
-    new UsageError(`cannot write the copy of the arguments (${path}): ${words}; nothing was sent`);
-  const fd = openCopy(path, failed);
+  const fd = openCopy(path, (failure) => copyError('arguments', path, failure));
   try {
     writeFileSync(fd, values.map((value) => `${JSON.stringify(value)}\n`).join(''));
   } catch (error) {
-    throw failed(systemErrorWords(error));
+    throw copyError('arguments', path, error);
   } finally {
     closeSync(fd);
   }
@@ -773,7 +789,8 @@ export function writeArgumentsCopy(path: string, values: readonly string[]): voi
  * A copy beside the journal, truncated, opened so that a FIFO there never blocks (O_NONBLOCK: it fails at once or opens
  * and is refused) and a symbolic link is not followed; anything but a regular file is `failed`.
  */
-function openCopy(path: string, failed: (words: string) => UsageError): number {
+/** Opens a copy for writing; `failed` is given the error, or the words for a place that is no regular file. */
+function openCopy(path: string, failed: (failure: unknown) => CliError): number {
   let fd: number;
   try {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
@@ -781,7 +798,7 @@ function openCopy(path: string, failed: (words: string) => UsageError): number {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const other = code === 'ENXIO' || code === 'ELOOP' || code === 'EISDIR';
-    throw failed(other ? 'it is not a regular file' : systemErrorWords(error));
+    throw failed(other ? 'it is not a regular file' : error);
   }
   if (!fstatSync(fd).isFile()) {
     closeSync(fd);

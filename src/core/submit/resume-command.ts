@@ -2,6 +2,7 @@
 import { shellWord } from '../../lib/shell-word.js';
 import { exitCodeFlags } from '../follow/outcome.js';
 import type { RemovedAs } from '../../store/job-places.js';
+import { writeCause } from '../../store/write-advice.js';
 
 /**
  * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
@@ -98,4 +99,16 @@ export function waiting<J extends JobRef>(job: J): J {
  */
 export function waitingFlags(options: Parameters<typeof exitCodeFlags>[0]): string {
   return ['', '--wait', ...exitCodeFlags(options)].join(' ');
+}
+
+/** When a journal that could not be written can be again, by the cause: room on its disk, or the right to write it. */
+export function journalFixed(failure: unknown): string {
+  switch (writeCause(failure)) {
+    case 'permission':
+      return 'Once this user may write the journal again (its permissions, its attributes): ';
+    case 'read-only':
+      return 'Once its file system is writable again: ';
+    default:
+      return 'When there is room again: ';
+  }
 }

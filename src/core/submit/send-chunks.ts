@@ -47,7 +47,7 @@ import {
 } from './types.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { resumeCommand, type JobRef } from './resume-command.js';
+import { journalFixed, resumeCommand, type JobRef } from './resume-command.js';
 
 interface ChunkPlan {
   priced: readonly PricedBatch[];
@@ -620,7 +620,7 @@ function removedResume(
  * service refused, with that key's own advice; a balance that ran out), else nothing: resuming is the one next step.
  */
 function fixFirst(failure: CliError): string {
-  if (failure instanceof JournalWriteError) return 'When there is room again: ';
+  if (failure instanceof JournalWriteError) return journalFixed(failure);
   const key =
     failure instanceof AuthError
       ? failure.hint

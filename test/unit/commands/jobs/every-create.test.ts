@@ -317,6 +317,26 @@ describe('a journal that cannot be written', () => {
     await expectEachItemOnce(ITEMS);
   });
 
+  it('refused by a permission (an immutable file) mid-job: the next step names the permission, not room', async () => {
+    const write = journalIo.write;
+    let calls = 0;
+    journalIo.write = (fd, bytes, offset) => {
+      if (++calls === 4) throw Object.assign(new Error('EPERM: operation not permitted, write'), { code: 'EPERM' });
+      return write(fd, bytes, offset);
+    };
+    let result;
+    try {
+      result = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
+    } finally {
+      journalIo.write = write;
+    }
+    expect(result.code, result.stderr).toBe(14);
+    expect(result.stderr).not.toMatch(/room/);
+    expect(result.stderr).toMatch(
+      /\nOnce this user may write the journal again \(its permissions, its attributes\): taskctl resume j-[0-9a-z]+\n$/,
+    );
+  });
+
   it("a full disk at a new job's lock: warned once, the create goes on without a journal (as for an unwritable state dir)", async () => {
     const full = () => {
       throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
