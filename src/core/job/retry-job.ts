@@ -15,6 +15,7 @@ import { spending } from '../submit/resume-command.js';
 import {
   itemsToRetry,
   journaledRetry,
+  readingSources,
   onceEach,
   retryReuseWindow,
   warnUnlisted,
@@ -59,7 +60,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
 }
 
 async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options: RetryOptions): Promise<void> {
-  const chosen = await chooseItems(ctx, job, options);
+  const chosen = await readingSources(ctx, () => chooseItems(ctx, job, options));
   if (chosen.targets.length === 0) {
     if (chosen.hidden.length > 0) {
       throw new UnavailableError(

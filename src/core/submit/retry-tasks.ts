@@ -5,7 +5,7 @@
  */
 import type { Task } from '../../api/schemas.js';
 import type { Output } from '../capabilities.js';
-import { InputError, UnavailableError, UsageError } from '../../errors.js';
+import { CliError, InputError, readInterrupted, UnavailableError, UsageError } from '../../errors.js';
 import { unsendableItem } from '../items/clean.js';
 import { DEFAULT_LIMITS } from '../items/types.js';
 import { formatCount } from '../../output/numbers.js';
@@ -69,6 +69,19 @@ function taskList(ids: readonly number[]): string {
   return `${ids.length === 1 ? 'task' : 'tasks'} ${ids.join(', ')}`;
 }
 
+/**
+ * The reads of the tasks a retry retries, before anything is priced or sent: stopped by Ctrl-C or SIGTERM, said as
+ * every read's stop is (nothing was changed; the same command again), not as a bare `interrupted`.
+ */
+export async function readingSources<T>(ctx: Pick<Submitter, 'signal'>, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (ctx.signal.aborted && !(error instanceof CliError)) throw readInterrupted();
+    throw error;
+  }
+}
+
 /** `retry <id...>`: the items of these finished tasks that did not complete, one batch per service. */
 export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOptions): Promise<void> {
   const pick = toRetry(errorMatch(options.error));
@@ -76,7 +89,9 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
   const api = await ctx.api();
   // Every task is read before anything is priced or sent: a missing one is exit 5 with nothing created.
   const tasks: Task[] = [];
-  for (const id of unique) tasks.push(await api.getTask(id));
+  await readingSources(ctx, async () => {
+    for (const id of unique) tasks.push(await api.getTask(id));
+  });
   const running = tasks.filter((task) => !isTerminal(task));
   if (running.length > 0) {
     const runningIds = running.map((task) => task.id);
