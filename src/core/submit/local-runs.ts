@@ -190,7 +190,7 @@ export class LocalCreates {
       // A job's chunk whose run is alive (its first run, or a `resume` settling it) is waited for in any state: that
       // run settles it, and this one reuses its task or, once it is gone, takes its items over.
       const busy = (other: LedgerEntry) =>
-        ((other.state === 'sending' || jobOf(other) !== undefined) && runAlive(other, this.ctx.env)) ||
+        ((other.state === 'sending' || jobOf(other) !== undefined) && runAlive(other, this.ctx.env, own)) ||
         this.landsUntil(other) > now;
       const result = this.attempt(() => ledger.reserve(intent, busy));
       if (result === undefined) return undefined;
@@ -210,7 +210,7 @@ export class LocalCreates {
         continue;
       }
       const other = result.busy;
-      const stopped = !runAlive(other, this.ctx.env);
+      const stopped = !runAlive(other, this.ctx.env, own);
       const alive = !stopped && (other.state === 'sending' || jobOf(other) !== undefined);
       if (waited === undefined) {
         waited = other.id;
@@ -468,10 +468,13 @@ function describe(entry: LedgerEntry, env: Env): string {
 
 /**
  * Whether the run of `entry` may still be going, judged as a lock's owner is (store/process-owner.ts): where its
- * process can be looked at, by its job's lock (a journaled chunk) or its pid; elsewhere, alive.
+ * process can be looked at, by its job's lock (a journaled chunk) or its pid; elsewhere, alive. An entry of `own`, the
+ * job this run is a run of, is an earlier run's: this run holds that job's lock, so that run has stopped (its lock is
+ * no sign of it: a resume of a journal put back from a copy met its own).
  */
-function runAlive(entry: LedgerEntry, env: Env): boolean {
+function runAlive(entry: LedgerEntry, env: Env, own?: LedgerJob): boolean {
   const id = entry.job?.journal;
+  if (id !== undefined && id === own?.journal) return false;
   const runsHere = id !== undefined && looksLikeJobId(id) ? () => jobStore(env).runner(id) !== undefined : undefined;
   return !ownerGone(entryOwner(entry), runsHere);
 }

@@ -9,6 +9,7 @@ import { copyFileSync, cpSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { CLAIM_KEEP_MS } from '../../../../src/store/ledger.js';
+import { jobStoppedAtChunk4, journalLines } from '../journal-lines.js';
 import { jobStoppedByBalance, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
@@ -137,4 +138,37 @@ it('a chunk the ledger no longer names a task for when its turn comes stops the 
   const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(stopped.stderr)?.[1];
   expect(hint, stopped.stderr).toMatch(new RegExp(`^resume ${id} --yes --reuse-window \\d+m$`));
   await followedPaysNothing(hint, posts);
+});
+
+it("a chunk whose send a killed run left 'sending' in the ledger, put back unsent: its resume does not wait on itself", async () => {
+  const { job, journal } = await jobStoppedAtChunk4(run, dir, S, ITEMS);
+  // The run was killed while chunk 4's request was in flight: its ledger entry still says `sending` (that run's pid;
+  // in this process, the same pid as every run's). The journal then put back from a copy taken before that send.
+  const ledger = join(dir, 'cache', 'creates.json');
+  const file = JSON.parse(readFileSync(ledger, 'utf8')) as { entries: Array<Record<string, unknown>> };
+  for (const entry of file.entries) {
+    if ((entry.job as { chunk?: number } | undefined)?.chunk !== 4) continue;
+    entry.state = 'sending';
+    delete entry.taskId;
+    delete entry.taskCreatedAt;
+    delete entry.taskItems;
+    delete entry.closedAt;
+  }
+  writeFileSync(ledger, JSON.stringify(file));
+  const kept = journalLines(journal).filter((record) => record.chunk !== 4);
+  writeFileSync(journal, kept.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  const posts = await world.posts();
+  const refused = await run(['resume', job, '--yes']);
+  expect(refused.code, refused.stderr).toBe(9);
+  const hint = /: taskctl (resume .*--reuse-window \d+m)$/m.exec(refused.stderr)?.[1];
+  expect(hint, refused.stderr).toBeDefined();
+  const started = world.clock.now();
+  const followed = await run((hint ?? '').split(' '));
+  expect(followed.code, followed.stderr).toBe(0);
+  // The run of that entry is not this one, which holds the job's lock now: it has stopped, and is said so.
+  expect(followed.stderr).not.toMatch(/is sending the same items/);
+  expect(followed.stderr).toMatch(/has stopped/);
+  expect(world.clock.now() - started).toBeLessThan(60_000);
+  expect(await world.posts()).toBe(posts);
+  await eachBoughtOnce();
 });
