@@ -214,6 +214,12 @@ export class JournalFile {
   refuseIfMoved(next: string): void {
     if (this.fd === undefined || !movedFrom(this.fd, this.path)) return;
     const now = newNameOf(this.fd, this.path);
+    // Removed (no name left), it cannot be resumed: no placeholder for a name it does not have.
+    if (now === undefined && fstatSync(this.fd).nlink === 0)
+      throw new JournalMovedError(
+        `the journal ${this.path} was removed while this run held it: stopped before sending ${next}`,
+        'The job cannot be resumed without its journal: the tasks created so far are named above, and the items of the chunks after them have no task.',
+      );
     throw new JournalMovedError(
       `the journal ${this.path} was renamed or removed while this run held it: stopped before sending ${next}`,
       `Continue the job by its new name: taskctl resume ${now === undefined ? 'NEW-PATH' : shellWord(now)}`,

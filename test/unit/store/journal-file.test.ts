@@ -192,6 +192,23 @@ describe('a journal renamed while a run holds it', () => {
     JournalFile.open(moved, () => undefined).close();
   });
 
+  it('removed, it says so, with no placeholder for a new name it does not have', () => {
+    const path = join(dir, 'job.jsonl');
+    const file = JournalFile.open(path, () => undefined);
+    rmSync(path);
+    let error: unknown;
+    try {
+      file.refuseIfMoved('chunk 3');
+    } catch (thrown) {
+      error = thrown;
+    }
+    file.close();
+    expect(error).toMatchObject({
+      message: `the journal ${path} was removed while this run held it: stopped before sending chunk 3`,
+    });
+    expect((error as { hint?: string }).hint).not.toMatch(/NEW-PATH|new name/);
+  });
+
   it('an old name’s lock whose process has ended, or of another file, is no holder', () => {
     const path = join(dir, 'job.jsonl');
     JournalFile.open(path, () => undefined).close();
