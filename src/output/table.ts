@@ -1,4 +1,5 @@
 /** Borderless, `kubectl`/`gh`-style tables. cli-table3 is loaded here only, on first use (docs/architecture.md#conventions). */
+import { textWidth } from './width.js';
 
 export type Align = 'left' | 'right';
 
@@ -33,19 +34,49 @@ export async function renderTable(
   widths?: readonly number[],
 ): Promise<string> {
   const { default: Table } = await import('cli-table3');
-  const table = new Table({
-    head: [...head],
-    chars: NO_BORDERS,
-    // Empty style arrays: cli-table3 must not add colours of its own; the Printer decides colour.
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-    colAligns: [...aligns],
-    ...(widths ? { colWidths: [...widths] } : {}),
-    wordWrap: false,
-  });
-  for (const row of rows) table.push([...row]);
-  const lines = table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd());
-  return `${lines.join('\n')}\n`;
+  const lines = rows.flatMap(lineRows);
+  // cli-table3 lays a table out in time that grows with the square of its rows: past SLICE_ROWS, it is drawn a slice at
+  // a time, every slice at the widths of the whole.
+  const fixed = widths ?? (lines.length > SLICE_ROWS ? columnWidths(head, lines) : undefined);
+  const out: string[] = [];
+  for (let start = 0; start === 0 || start < lines.length; start += SLICE_ROWS) {
+    const table = new Table({
+      head: start === 0 ? [...head] : [],
+      chars: NO_BORDERS,
+      // Empty style arrays: cli-table3 must not add colours of its own; the Printer decides colour.
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+      colAligns: [...aligns],
+      ...(fixed ? { colWidths: [...fixed] } : {}),
+      wordWrap: false,
+    });
+    for (const line of lines.slice(start, start + SLICE_ROWS)) table.push(line);
+    const text = table.toString();
+    if (text !== '') out.push(...text.split('\n').map((line) => line.trimEnd()));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** The rows of one table cli-table3 is given at a time. */
+const SLICE_ROWS = 500;
+
+/** Each column's width: its widest line, the head's included, as cli-table3 measures it. */
+function columnWidths(head: readonly string[], lines: ReadonlyArray<readonly string[]>): number[] {
+  const widths = head.map((cell) => textWidth(cell));
+  for (const line of lines)
+    line.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, textWidth(cell))));
+  return widths;
+}
+
+/**
+ * A row whose cells hold several lines, as rows of one line each: cli-table3 draws a multi-line cell as these, its
+ * lines one under another at the top of the row, the other cells blank below theirs, but measures the whole cell again
+ * for each line it draws (a debug label cut from it), which made a cell of n lines cost n³ (a result's list of 2,000
+ * e-mail addresses: minutes of CPU, deaf to SIGTERM). Coloured text holds no style across a line break (chalk closes
+ * and reopens it at each), so each line stands alone.
+ */
+function lineRows(row: readonly string[]): string[][] {
+  if (!row.some((cell) => cell.includes('\n'))) return [[...row]];
+  const cells = row.map((cell) => cell.split('\n'));
+  const height = Math.max(...cells.map((lines) => lines.length));
+  return Array.from({ length: height }, (_, line) => cells.map((lines) => lines[line] ?? ''));
 }
