@@ -63,7 +63,11 @@ export function textWidth(text: string): number {
 /** The widest line of a text that may span lines (a table cell of nested results). */
 export function blockWidth(text: string): number {
   if (!text.includes('\n')) return textWidth(text);
-  return Math.max(...text.split('\n').map((line) => textWidth(line)));
+  // A loop, not Math.max(...lines): a cell of a result's list of millions of elements is millions of lines, past what
+  // a call's arguments may hold.
+  let widest = 0;
+  for (const line of text.split('\n')) widest = Math.max(widest, textWidth(line));
+  return widest;
 }
 
 /** Continuation lines of a wrapped cell of nested `key: value` lines start this far in. */

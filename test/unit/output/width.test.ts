@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { wrapHelp } from '../../../src/commands/help-text.js';
 import {
+  blockWidth,
   cutToWidth,
   textWidth,
   truncatePathStart,
@@ -157,5 +158,12 @@ describe('truncatePathStart', () => {
     expect(truncatePathStart(path, 30).length).toBeLessThanOrEqual(30);
     // Narrower than its file name: the name's end, never its middle.
     expect(truncatePathStart(path, 10)).toBe('…mpm.jsonl');
+  });
+});
+
+describe('blockWidth', () => {
+  it('the widest line of a cell of 2,000,000 lines (a result list of {}), never past the stack', () => {
+    const text = `${Array(2_000_000).fill('{}').join('\n')}\nwidest line`;
+    expect(blockWidth(text)).toBe(11);
   });
 });
