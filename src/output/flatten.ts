@@ -16,6 +16,7 @@
 import { errorText } from '../lib/item-error.js';
 import { ExactInteger } from '../lib/exact-json.js';
 import { cellJson, MAX_JSON_DEPTH } from './encode.js';
+import { formatCount } from './numbers.js';
 import type { Column } from './printer.js';
 
 export type FlatRecord = Record<string, string>;
@@ -33,14 +34,29 @@ export function humanValue(value: unknown, depth = 0): string {
   if (value === null || value === undefined) return '';
   if (isScalar(value)) return scalarText(value);
   if (depth >= CELL_JSON_DEPTH) return '…';
-  if (Array.isArray(value)) return value.map((element) => inline(element, depth + 1)).join('\n');
-  if (isPlainObject(value)) {
-    return Object.keys(value)
-      .map((key) => `${key}: ${inline(value[key], depth + 1)}`)
-      .join('\n');
-  }
+  if (Array.isArray(value)) return shownLines(value, (element) => inline(element, depth + 1));
+  if (isPlainObject(value)) return shownLines(Object.keys(value), (key) => `${key}: ${inline(value[key], depth + 1)}`);
   return cellJson(value, CELL_JSON_DEPTH); // not JSON data (a bigint, a function): never reached from a response
 }
+
+/**
+ * What a terminal's cell shows of a list or an object: its first CELL_LINES elements (or keys), one a line, then how
+ * many more and where to see them all. A person reads a few; a result's list of 2,000,000 elements made a table of as
+ * many lines (minutes, and memory past the bound). csv, tsv, json and ndjson keep every element.
+ */
+function shownLines<T>(elements: readonly T[], line: (element: T) => string): string {
+  return shownParts(elements, line, '\n');
+}
+
+function shownParts<T>(elements: readonly T[], part: (element: T) => string, apart: string): string {
+  const shown = elements.slice(0, CELL_LINES).map(part);
+  const more = elements.length - shown.length;
+  if (more > 0) shown.push(`… ${formatCount(more)} more (-o json shows all)`);
+  return shown.join(apart);
+}
+
+/** The elements (or keys) of a list (or an object) a terminal's cell shows. */
+const CELL_LINES = 50;
 
 /** One line: `a: 1, b: 2`, lists as `x; y`, nested values in parentheses. */
 function inline(value: unknown, depth: number): string {
@@ -48,11 +64,8 @@ function inline(value: unknown, depth: number): string {
   if (isScalar(value)) return scalarText(value);
   if (depth >= CELL_JSON_DEPTH) return '…';
   const nested = (inner: unknown) => (isScalar(inner) ? inline(inner, depth + 1) : `(${inline(inner, depth + 1)})`);
-  if (Array.isArray(value)) return value.map(nested).join('; ');
-  if (isPlainObject(value))
-    return Object.keys(value)
-      .map((key) => `${key}: ${nested(value[key])}`)
-      .join(', ');
+  if (Array.isArray(value)) return shownParts(value, nested, '; ');
+  if (isPlainObject(value)) return shownParts(Object.keys(value), (key) => `${key}: ${nested(value[key])}`, ', ');
   return cellJson(value, CELL_JSON_DEPTH);
 }
 

@@ -295,3 +295,19 @@ describe('ndjson rows of one shape', () => {
     expect(records[0]).toMatchObject({ available: true, error: null, retries: null });
   });
 });
+
+describe('a terminal cell of a long list or object', () => {
+  it('shows its first 50 elements or keys, then how many more and where to see them all', async () => {
+    const { humanValue } = await import('../../../src/output/flatten.js');
+    const list = Array.from({ length: 2_000_120 }, (_, i) => `u${i}@x.com`);
+    const lines = humanValue(list).split('\n');
+    expect(lines).toHaveLength(51);
+    expect(lines[49]).toBe('u49@x.com');
+    expect(lines[50]).toBe('… 2,000,070 more (-o json shows all)');
+    const object = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, i]));
+    expect(humanValue(object).split('\n').at(-1)).toBe('… 10 more (-o json shows all)');
+    // Inside a line, a list is cut the same way.
+    const inner = humanValue([Array.from({ length: 52 }, (_, i) => i)]);
+    expect(inner).toMatch(/; 49; … 2 more \(-o json shows all\)$/);
+  });
+});
