@@ -9,7 +9,7 @@ import type { GlobalOptions, Output, Process, Prompts, Runtime, Service, Store }
 import { shellWord } from '../lib/shell-word.js';
 import { listedTwice, PageWalkGuard, repeatWarning } from '../lib/page-guard.js';
 import { disagreeingCountsWarner, statusFilter } from '../lib/task-state.js';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, MalformedResponseError, UsageError } from '../errors.js';
 import { pickColumns } from '../output/columns.js';
 import type { ListOptions as TableView } from '../output/printer-types.js';
 import { formatCount } from '../output/numbers.js';
@@ -142,6 +142,8 @@ export async function runList(
       for (const task of rows) warnCounts(task);
       end.printed += rows.length;
       end.done = end.page;
+      // An empty page before the last the service itself counts: what follows it is not known, never a short list.
+      if (plan.walk && tasks.length === 0 && end.page < meta.total_pages) throw emptyPage(end, meta.total_pages);
       const more = end.page < meta.total_pages && tasks.length > 0;
       const full = plan.limit !== undefined && end.printed >= plan.limit;
       end.cut = more && full;
@@ -170,6 +172,15 @@ export async function runList(
 }
 
 /** The spinner's text during a walk: pages read, and the matches found so far when searching. */
+/** A walk's page that came back empty while the service's meta says more follow (exit 8). */
+function emptyPage(end: WalkEnd, totalPages: number): MalformedResponseError {
+  const read = `${counted(end.printed, 'task')} printed`;
+  return new MalformedResponseError(
+    `listing tasks: page ${formatCount(end.page)} of ${formatCount(totalPages)} came back empty, though the service says ${counted(totalPages, 'page')}: the list is incomplete (${read})`,
+    'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
+  );
+}
+
 function progressText(plan: ListPlan, end: WalkEnd): string {
   const pages = `page ${formatCount(end.page)} of ${formatCount(end.totalPages)}`;
   return plan.search ? `searching tasks: ${pages}, ${formatCount(end.printed)} found` : `reading tasks: ${pages}`;
