@@ -288,22 +288,25 @@ describe('a journal in jobs/ named for another id', () => {
   });
 });
 
+/** A create of ITEMS in one-item chunks whose journal write fails with `code` at chunk 2's send record (its 4th). */
+async function createFailingAtChunk2(code: string) {
+  const write = journalIo.write;
+  let calls = 0;
+  // The job record, then chunk 1's send and created; chunk 2's send record fails.
+  journalIo.write = (fd, bytes, offset) => {
+    if (++calls === 4) throw Object.assign(new Error(`${code}: failed, write`), { code });
+    return write(fd, bytes, offset);
+  };
+  try {
+    return await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
+  } finally {
+    journalIo.write = write;
+  }
+}
+
 describe('a journal that cannot be written', () => {
   it('stops the job before the next POST with exit 14, every task named, and `resume` ends it when there is room', async () => {
-    const write = journalIo.write;
-    let calls = 0;
-    // The job record, then chunk 1's send and created; chunk 2's send record finds the disk full.
-    journalIo.write = (fd, bytes, offset) => {
-      calls++;
-      if (calls === 4) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      return write(fd, bytes, offset);
-    };
-    let result;
-    try {
-      result = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
-    } finally {
-      journalIo.write = write;
-    }
+    const result = await createFailingAtChunk2('ENOSPC');
     const tasks = await world.tasks();
     expect(result.code, result.stderr).toBe(14);
     expect(tasks).toHaveLength(1);
@@ -318,18 +321,7 @@ describe('a journal that cannot be written', () => {
   });
 
   it('refused by a permission (an immutable file) mid-job: the next step names the permission, not room', async () => {
-    const write = journalIo.write;
-    let calls = 0;
-    journalIo.write = (fd, bytes, offset) => {
-      if (++calls === 4) throw Object.assign(new Error('EPERM: operation not permitted, write'), { code: 'EPERM' });
-      return write(fd, bytes, offset);
-    };
-    let result;
-    try {
-      result = await run(['create', S, ...ITEMS, '--chunk-size', '1', '-q']);
-    } finally {
-      journalIo.write = write;
-    }
+    const result = await createFailingAtChunk2('EPERM');
     expect(result.code, result.stderr).toBe(14);
     expect(result.stderr).not.toMatch(/room/);
     expect(result.stderr).toMatch(
