@@ -204,17 +204,21 @@ export function resendDelay(failure: Failure, attempt: number, asked: AskedWait,
     // A 429 says when: its Retry-After, else the reset of the spent window, else backoff; a minute at most.
     case 'rate-limited':
     case 'rate-limited-too-long':
-      return clampServerWait(asked.retryAfterMs ?? asked.resetInMs ?? backoff);
+      return clampServerWait(asked.retryAfterMs ?? asked.resetInMs ?? backoff, backoff);
     // A 5xx may say when to come back (a minute at most); the reset of a window is no promise of recovery.
     case 'server-fault':
-      return asked.retryAfterMs === undefined ? backoff : clampServerWait(asked.retryAfterMs);
+      return asked.retryAfterMs === undefined ? backoff : clampServerWait(asked.retryAfterMs, backoff);
     default:
       return backoff;
   }
 }
 
-function clampServerWait(ms: number): number {
-  return Math.max(0, Math.min(ms, RETRY_AFTER_MAX_MS));
+/**
+ * A wait the server asked for, a minute at most; one of nothing (`Retry-After: 0`, a date already past, a window
+ * already reset) is the client's own `backoff`: four attempts in 21 ms would only add to a struggling service's load.
+ */
+function clampServerWait(ms: number, backoff: number): number {
+  return ms <= 0 ? backoff : Math.min(ms, RETRY_AFTER_MAX_MS);
 }
 
 /**

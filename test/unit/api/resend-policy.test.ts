@@ -60,7 +60,8 @@ describe('backoffDelay', () => {
 
 describe('parseRetryAfter', () => {
   it.each([
-    ['0', 0],
+    // Nothing asked: the client's own backoff (500 ms for a first attempt), never an instant resend.
+    ['0', 500],
     ['5', 5000],
     [' 7 ', 7000],
     ['1.5', 1500],
@@ -73,7 +74,7 @@ describe('parseRetryAfter', () => {
 
   it('reads an HTTP-date relative to now', () => {
     expect(parseRetryAfter(new Date(T0 + 10_000).toUTCString(), T0)).toBe(10_000);
-    expect(parseRetryAfter(new Date(T0 - 10_000).toUTCString(), T0)).toBe(0);
+    expect(parseRetryAfter(new Date(T0 - 10_000).toUTCString(), T0)).toBe(500); // past: the backoff
     expect(parseRetryAfter(new Date(T0 + 3_600_000).toUTCString(), T0)).toBe(60_000);
   });
 
@@ -232,6 +233,9 @@ describe('resendDelay and decideResend', () => {
     expect(resendDelay('rate-limited', 1, { retryAfterMs: 2000, resetInMs: 9000 }, () => 0)).toBe(2000);
     expect(resendDelay('rate-limited', 1, { resetInMs: 9000 }, () => 0)).toBe(9000);
     expect(resendDelay('rate-limited', 1, {}, () => 0)).toBe(500);
+    // A wait of nothing (Retry-After 0, a date past, a window already reset) is the backoff: no burst of attempts.
+    expect(resendDelay('rate-limited', 3, { retryAfterMs: 0 }, () => 0)).toBe(2000);
+    expect(resendDelay('rate-limited', 2, { resetInMs: 0 }, () => 0)).toBe(1000);
     expect(resendDelay('rate-limited-too-long', 1, { retryAfterMs: 3_600_000 }, () => 0)).toBe(60_000);
   });
 
