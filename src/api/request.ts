@@ -366,7 +366,7 @@ async function sendAttempt(
     return { kind: 'response', status, headers: responseHeaders, text, parsed, bytes, sentAtMs, rateLimit };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    const transportCode = isOutOfTurn(error) ? OUT_OF_TURN_CODE : (errorCode(error) ?? 'network error');
+    const transportCode = isOutOfTurn(error) ? OUT_OF_TURN_CODE : (errorCode(error) ?? parserCode(error));
     const tlsPort = status === undefined && (await tlsPortOf(wire.origin, error, transportCode));
     const code = tlsPort ? TLS_PORT_CODE : transportCode;
     const during = status !== undefined ? ` while reading the HTTP ${status} body` : '';
@@ -1102,6 +1102,15 @@ function isUnreadableHttp(code: string): boolean {
     code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' ||
     code === OUT_OF_TURN_CODE
   );
+}
+
+/**
+ * The code of an answer undici's parser refused without naming one (its HTTPParserError for a bad header character,
+ * or bytes that are no HTTP at all carries none): read as llhttp's, so it is said in words, never undici's.
+ */
+function parserCode(error: unknown): string {
+  if (!(error instanceof Error) || error.name !== 'HTTPParserError') return 'network error';
+  return /header (value|token)/i.test(error.message) ? 'HPE_INVALID_HEADER_TOKEN' : 'HPE_INVALID';
 }
 
 /** undici's own words for closing the connection at an answer out of turn (OUT_OF_TURN_CODE). */

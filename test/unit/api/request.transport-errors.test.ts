@@ -232,6 +232,42 @@ describe('answers that are not readable HTTP', () => {
       server.close();
     }
   });
+  // undici's parser error for these carries no code: its words were printed as they were, with the network's advice.
+  it.each([
+    [
+      'an escape character in a header',
+      'HTTP/1.1 200 OK\r\nContent-Type: application/\u001bjson\r\nContent-Length: 2\r\n\r\n{}',
+      "the service's answer headers hold invalid characters",
+    ],
+    ['no HTTP at all', 'SSH-2.0-OpenSSH_9.6\r\n', "the service's answer is not valid HTTP"],
+  ])(
+    'a loopback server sending %s: said in words, the malformed-answer advice, exit 8, sent once',
+    async (_, answer, words) => {
+      let requests = 0;
+      const server = createNetServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.once('data', () => {
+          requests++;
+          socket.end(answer);
+        });
+      });
+      try {
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const { port } = server.address() as AddressInfo;
+        const result = await runTaskctl(['balance'], {
+          env: { TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_test' },
+        });
+        expect(result.stderr).toBe(
+          `error: reading the balance: ${words}\n` +
+            'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.\n',
+        );
+        expect(result.code).toBe(ExitCode.unavailable);
+        expect(requests).toBe(1);
+      } finally {
+        server.close();
+      }
+    },
+  );
 });
 
 describe('a request timeout in words: what the server sent', () => {
