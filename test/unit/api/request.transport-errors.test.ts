@@ -201,39 +201,15 @@ describe('answers that are not readable HTTP', () => {
       server.close();
     }
   });
-  // RFC 9110 §15.2 lets a server send an interim 1xx before its answer; undici closes the connection at a 100 it did not
-  // ask for (it never sends "Expect: 100-continue"), calling it a 'bad response'.
-  it('a loopback server sending an interim 100 Continue before its 200: said in words, exit 8, sent once', async () => {
-    let requests = 0;
-    const body = '{"success":true,"data":{"balance":5,"currency":"coins"}}';
-    const server = createNetServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.once('data', () => {
-        requests++;
-        socket.write(
-          'HTTP/1.1 100 Continue\r\n\r\n' +
-            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
-        );
-      });
-    });
-    try {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      const result = await runTaskctl(['balance'], {
-        env: { TASKCTL_BASE_URL: `http://127.0.0.1:${port}/api/v1`, TASKCTL_API_KEY: 'sk_test' },
-      });
-      expect(result.stderr).toBe(
-        'error: reading the balance: the service sent an interim HTTP 1xx answer, or an answer no request asked for\n' +
-          'Check that --base-url points at the task service (it should end in /api/v1), and any proxy in between.\n',
-      );
-      expect(result.code).toBe(ExitCode.unavailable);
-      expect(requests).toBe(1);
-    } finally {
-      server.close();
-    }
-  });
-  // undici's parser error for these carries no code: its words were printed as they were, with the network's advice.
+  // undici's parser error for the first two carries no code: its words were printed as they were, with the network's
+  // advice. RFC 9110 §15.2 lets a server send an interim 1xx before its answer; undici closes the connection at a 100
+  // it did not ask for (it never sends "Expect: 100-continue"), calling it a 'bad response'.
   it.each([
+    [
+      'an interim 100 Continue before its 200',
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+      'the service sent an interim HTTP 1xx answer, or an answer no request asked for',
+    ],
     [
       'an escape character in a header',
       'HTTP/1.1 200 OK\r\nContent-Type: application/\u001bjson\r\nContent-Length: 2\r\n\r\n{}',
