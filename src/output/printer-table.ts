@@ -71,7 +71,7 @@ async function fitTable<T>(
   return { ...fit, width: terminalWidth };
 }
 
-/** Writes the rows, each drawn by `draw`, as one table, or a slice at a time at the widths of the whole table. */
+/** Writes the rows, each drawn by `draw`, a slice at a time at the widths of the whole table, so it reads as one. */
 async function writeTable<T>(
   base: PrinterBase,
   head: string[],
@@ -81,17 +81,13 @@ async function writeTable<T>(
   textWidth: TextWidth,
 ): Promise<void> {
   const { renderTable } = await import('./table.js');
-  if (rows.length <= TABLE_SLICE_ROWS) {
-    writeOut(base, await renderTable(head, rows.map(draw), aligns));
-    return;
-  }
   // Drawn a slice of rows at a time, each slice at the widths the whole table has, so that it reads as one table
   // while cli-table3's copies of the text stay a slice's worth (1,000 rows of 60 KB values took 430 MB at once).
   const columnWidths = head.map((text) => textWidth(text));
   rows.forEach((row, r) => {
     draw(row, r).forEach((cell, k) => (columnWidths[k] = Math.max(columnWidths[k] ?? 0, textWidth(cell))));
   });
-  for (let start = 0; start < rows.length; start += TABLE_SLICE_ROWS) {
+  for (let start = 0; start === 0 || start < rows.length; start += TABLE_SLICE_ROWS) {
     const slice = rows.slice(start, start + TABLE_SLICE_ROWS).map((row, r) => draw(row, start + r));
     writeOut(base, await renderTable(start === 0 ? head : [], slice, aligns, columnWidths));
   }

@@ -1,5 +1,4 @@
 /** Borderless, `kubectl`/`gh`-style tables. cli-table3 is loaded here only, on first use (docs/architecture.md#conventions). */
-import { textWidth } from './width.js';
 
 export type Align = 'left' | 'right';
 
@@ -30,14 +29,16 @@ export async function renderTable(
   head: readonly string[],
   rows: ReadonlyArray<readonly string[]>,
   aligns: readonly Align[],
-  /** Each column's width, for a table drawn in slices (no `head` after the first); default: as wide as its cells. */
-  widths?: readonly number[],
+  /**
+   * Each column's width, its widest line's (the caller measures the whole table, so that a table drawn in slices, with
+   * no `head` after the first, reads as one).
+   */
+  widths: readonly number[],
 ): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const lines = rows.flatMap(lineRows);
-  // cli-table3 lays a table out in time that grows with the square of its rows: past SLICE_ROWS, it is drawn a slice at
-  // a time, every slice at the widths of the whole.
-  const fixed = widths ?? (lines.length > SLICE_ROWS ? columnWidths(head, lines) : undefined);
+  // cli-table3 lays a table out in time that grows with the square of its rows: the lines are given it SLICE_ROWS at a
+  // time (a few rows of many lines each are as many rows to it).
   const out: string[] = [];
   for (let start = 0; start === 0 || start < lines.length; start += SLICE_ROWS) {
     const table = new Table({
@@ -46,7 +47,7 @@ export async function renderTable(
       // Empty style arrays: cli-table3 must not add colours of its own; the Printer decides colour.
       style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
       colAligns: [...aligns],
-      ...(fixed ? { colWidths: [...fixed] } : {}),
+      colWidths: [...widths],
       wordWrap: false,
     });
     for (const line of lines.slice(start, start + SLICE_ROWS)) table.push(line);
@@ -58,14 +59,6 @@ export async function renderTable(
 
 /** The rows of one table cli-table3 is given at a time. */
 const SLICE_ROWS = 500;
-
-/** Each column's width: its widest line, the head's included, as cli-table3 measures it. */
-function columnWidths(head: readonly string[], lines: ReadonlyArray<readonly string[]>): number[] {
-  const widths = head.map((cell) => textWidth(cell));
-  for (const line of lines)
-    line.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, textWidth(cell))));
-  return widths;
-}
 
 /**
  * A row whose cells hold several lines, as rows of one line each: cli-table3 draws a multi-line cell as these, its

@@ -15,6 +15,7 @@ it('a cell of several lines: its lines one under another, the other cells on its
       ['b.com', 'w@b.com', '10'],
     ],
     ['left', 'left', 'right'],
+    [6, 7, 2],
   );
   expect(text).toBe(
     [
@@ -30,16 +31,16 @@ it('a cell of several lines: its lines one under another, the other cells on its
 
 it('a cell of 3,000 lines is laid out line by line, every line kept', async () => {
   const lines = Array.from({ length: 3_000 }, (_, i) => `user${i}@example.com`);
-  const text = await renderTable(['TARGET', 'EMAILS'], [['fb.com/page', lines.join('\n')]], ['left', 'left']);
+  const text = await renderTable(['TARGET', 'EMAILS'], [['fb.com/page', lines.join('\n')]], ['left', 'left'], [11, 20]);
   const out = text.trimEnd().split('\n');
   expect(out).toHaveLength(3_001);
   expect(out[1]).toBe('fb.com/page  user0@example.com');
   expect(out.at(-1)).toBe(`             user2999@example.com`);
 });
 
-it('past 500 rows, drawn a slice at a time at the widths of the whole: a right-aligned column lines up', async () => {
+it('past 500 rows, drawn a slice at a time at the widths given: a right-aligned column lines up across slices', async () => {
   const rows = Array.from({ length: 1_200 }, (_, i) => [`t${i}`, String(i === 1_199 ? 123_456_789 : i)]);
-  const out = (await renderTable(['TARGET', 'N'], rows, ['left', 'right'])).trimEnd().split('\n');
+  const out = (await renderTable(['TARGET', 'N'], rows, ['left', 'right'], [6, 9])).trimEnd().split('\n');
   expect(out).toHaveLength(1_201);
   expect(new Set(out.map((line) => line.length))).toEqual(new Set([out[0]!.length]));
   expect(out[1]).toBe('t0              0');
