@@ -171,7 +171,6 @@ export async function runList(
   afterList(ctx, plan, end);
 }
 
-/** The spinner's text during a walk: pages read, and the matches found so far when searching. */
 /** A walk's page that came back empty while the service's meta says more follow (exit 8). */
 function emptyPage(end: WalkEnd, totalPages: number): MalformedResponseError {
   const read = `${counted(end.printed, 'task')} printed`;
@@ -181,6 +180,7 @@ function emptyPage(end: WalkEnd, totalPages: number): MalformedResponseError {
   );
 }
 
+/** The spinner's text during a walk: pages read, and the matches found so far when searching. */
 function progressText(plan: ListPlan, end: WalkEnd): string {
   const pages = `page ${formatCount(end.page)} of ${formatCount(end.totalPages)}`;
   return plan.search ? `searching tasks: ${pages}, ${formatCount(end.printed)} found` : `reading tasks: ${pages}`;

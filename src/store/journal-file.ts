@@ -793,9 +793,9 @@ export function writeArgumentsCopy(path: string, values: readonly string[]): voi
 
 /**
  * A copy beside the journal, truncated, opened so that a FIFO there never blocks (O_NONBLOCK: it fails at once or opens
- * and is refused) and a symbolic link is not followed; anything but a regular file is `failed`.
+ * and is refused) and a symbolic link is not followed. `failed` is given the system's error, or the words for a place
+ * that is no regular file.
  */
-/** Opens a copy for writing; `failed` is given the error, or the words for a place that is no regular file. */
 function openCopy(path: string, failed: (failure: unknown) => CliError): number {
   let fd: number;
   try {
