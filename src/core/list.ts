@@ -147,7 +147,11 @@ export async function runList(
       const more = end.page < meta.total_pages && tasks.length > 0;
       const full = plan.limit !== undefined && end.printed >= plan.limit;
       end.cut = more && full;
-      if (!plan.walk || !more || full || plan.window.exhausted(tasks)) break;
+      const windowDone = plan.window.exhausted(tasks);
+      // The walk's end by the pages, with more tasks counted than they hold: what was not sent is not known either.
+      if (plan.walk && !more && !full && !windowDone && meta.total_count > meta.total_pages * meta.per_page)
+        throw countBeyondPages(end, meta);
+      if (!plan.walk || !more || full || windowDone) break;
       end.page += 1;
     }
   };
@@ -176,6 +180,17 @@ function emptyPage(end: WalkEnd, totalPages: number): MalformedResponseError {
   const read = `${counted(end.printed, 'task')} printed`;
   return new MalformedResponseError(
     `listing tasks: page ${formatCount(end.page)} of ${formatCount(totalPages)} came back empty, though the service says ${counted(totalPages, 'page')}: the list is incomplete (${read})`,
+    'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
+  );
+}
+
+/** A walk's last page whose meta counts more tasks than `total_pages` pages of `per_page` hold (exit 8). */
+function countBeyondPages(
+  end: WalkEnd,
+  meta: { total_count: number; total_pages: number; per_page: number },
+): MalformedResponseError {
+  return new MalformedResponseError(
+    `listing tasks: the service counts ${counted(meta.total_count, 'task')} but ${counted(meta.total_pages, 'page')} of ${formatCount(meta.per_page)}: the list is incomplete (${counted(end.printed, 'task')} printed)`,
     'The service is answering inconsistently; try again later, or narrow the listing (--limit, --page).',
   );
 }
