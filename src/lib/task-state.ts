@@ -231,8 +231,8 @@ export interface ItemCounts {
 
 /**
  * Counts from whatever the server gave: the items' statuses when present (they are the evidence), else the counts
- * fields. Once the task is terminal, every item not seen completed counts as failed, so a server that leaves skipped
- * items out of `failed_items` cannot make a partial result look whole.
+ * fields. Once the task is terminal, every item not seen completed is failed or not listed, never a success, so a
+ * server that leaves skipped items out of `failed_items` cannot make a partial result look whole.
  */
 export function itemCounts(task: TaskStateFields): ItemCounts {
   const terminal = isTerminal(task);
@@ -254,7 +254,11 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
   }
   const completed = numberOrUndefined(task.completed_items);
   let failed = numberOrUndefined(task.failed_items);
-  const unlisted = terminal ? (task[UNLISTED_ITEMS] ?? 0) : 0;
+  let unlisted = terminal ? (task[UNLISTED_ITEMS] ?? 0) : 0;
+  // Items an ended task's two counts leave out (`1` completed, `0` failed of `5`) are not listed by them: nothing says
+  // they failed. Without a failed count, every item not completed did not complete.
+  if (terminal && completed !== undefined && failed !== undefined)
+    unlisted = Math.max(unlisted, total - completed - failed);
   if (terminal && completed !== undefined) failed = Math.max(failed ?? 0, total - completed - unlisted);
   return { total, completed, failed, ...(unlisted > 0 && { unlisted }) };
 }

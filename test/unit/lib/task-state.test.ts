@@ -51,11 +51,17 @@ describe('task state rules', () => {
     expect(taskSucceeded(task({ status: 'cancelled', completed_items: 2 }))).toBe(false);
   });
 
-  it('counts items that did not complete as failed once the task is terminal', () => {
-    expect(itemCounts(task({ status: 'completed', completed_items: 1, failed_items: 0 }))).toEqual({
+  it('counts items that did not complete as failed once the task is terminal, or not listed by counts that leave them out', () => {
+    expect(itemCounts(task({ status: 'completed', completed_items: 1 }))).toEqual({
       total: 2,
       completed: 1,
       failed: 1,
+    });
+    expect(itemCounts(task({ status: 'completed', completed_items: 1, failed_items: 0 }))).toEqual({
+      total: 2,
+      completed: 1,
+      failed: 0,
+      unlisted: 1,
     });
     expect(itemCounts(task({ status: 'processing', completed_items: 1, failed_items: 0 }))).toEqual({
       total: 2,

@@ -91,11 +91,19 @@ describe('a completed task with failed items is yellow everywhere', () => {
     expect(result.stderr).not.toContain(GREEN);
   });
 
-  it('wait: a completed task whose counts fall short names its failed items, even with failed_items 0', async () => {
+  it('wait: a completed task whose counts fall short is not a success, its failed items named', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { failed_items: undefined }) });
+    const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new FakeClock() });
+    expect(result.code).toBe(11);
+    expect(result.stderr).toContain('task 1 completed with 1 failed item: taskctl show 1 --items-status failed');
+  });
+
+  it('wait: counts that leave an item out (failed_items 0) are not a success, the item not listed, never failed', async () => {
     const api = mockApi();
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { failed_items: 0 }) });
     const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new FakeClock() });
     expect(result.code).toBe(11);
-    expect(result.stderr).toContain('task 1 completed with 1 failed item: taskctl show 1 --items-status failed');
+    expect(result.stderr).toContain('task 1 completed, but lists 7 of its 8 items: taskctl show 1 -o json');
   });
 });
