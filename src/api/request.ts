@@ -286,6 +286,9 @@ interface RequestSpec<T> {
 /** An exchange, with the rate-limit headers its answer carried. */
 type AttemptResult = Exchange & { rateLimit?: ReturnType<typeof parseRateLimit> };
 
+/** A wait a server states beyond this is said as "more than a week", not in hours by the million. */
+const WEEK_MS = 7 * 86_400_000;
+
 /** The longest delay setTimeout accepts (2^31 − 1 ms); longer ones fire immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -1005,9 +1008,11 @@ function judgeError(
   const now = ctx.now();
   const date = headerValue(headers, 'date');
   const askedMs = retryAfterMs(headerValue(headers, 'retry-after'), now, date);
-  /** What to do after the last attempt: try again once the wait the server stated is over. */
+  /** What to do after the last attempt: try again once the wait the server stated is over (years are not a time). */
   const tryAgain = (waitMs: number | undefined) =>
-    waitMs !== undefined && waitMs > 0 ? `; try again in ${formatDuration(waitMs)}` : '';
+    waitMs === undefined || waitMs <= 0
+      ? ''
+      : `; try again in ${waitMs > WEEK_MS ? 'more than a week' : formatDuration(waitMs)}`;
   const fail = (end?: Ending, tail = '') =>
     apiError(ctx.endpoint, status, body, { ...detailOption, suffix: endingWords(end), tail, authHint: ctx.authHint });
 
@@ -1017,16 +1022,17 @@ function judgeError(
     const stated = info?.remaining === 0 && info.resetAssumed !== true;
     const asked = { retryAfterMs: askedMs, resetInMs: stated ? info.resetAtMs - now : undefined };
     const failure = rateLimitedFailure(askedMs);
-    // The window the refusal states (Retry-After first, unclamped; else an empty window's reset), for `auth status`.
+    // The window the refusal states (Retry-After first, unclamped; else an empty window's reset), for `auth status`:
+    // none when it ends past the last instant a date can hold (a Retry-After of 10^18 seconds).
+    const waitMs = askedMs ?? asked.resetInMs;
     const resetAtMs =
-      askedMs !== undefined ? now + askedMs : asked.resetInMs !== undefined ? now + asked.resetInMs : undefined;
+      waitMs !== undefined && Number.isFinite(new Date(now + waitMs).getTime()) ? now + waitMs : undefined;
     const withWindow = (error: CliError): CliError => {
       if (error instanceof RateLimitError && resetAtMs !== undefined)
         error.window = { resetAtMs, ...(info !== undefined && { limit: info.limit }) };
       return error;
     };
-    const wait = resetAtMs === undefined ? undefined : resetAtMs - now;
-    const failLimited = (end?: Ending) => withWindow(fail(end, tryAgain(wait)));
+    const failLimited = (end?: Ending) => withWindow(fail(end, tryAgain(waitMs)));
     const words = `rate limited (HTTP ${status})`;
     return { failure, fail: failLimited, why, words, doubt: why, asked };
   }
