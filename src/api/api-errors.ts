@@ -365,6 +365,14 @@ export function cutOffError(
   );
 }
 
+/** A 3xx that redirects nowhere (300, 304, 305, 306): an answer to no request taskctl sends (exit 8). */
+export function outOfTurnError(endpoint: string, status: number): UnavailableError {
+  return new MalformedResponseError(
+    `${requestLabel(endpoint)}: the server answered HTTP ${status}, an answer no request of taskctl asks for`,
+    `${BASE_URL_HINT}, and any proxy or cache in between; \`--verbose\` shows the exchange.`,
+  );
+}
+
 /** A redirect is never followed: the API key must not travel to wherever it points. */
 export function redirectError(endpoint: string, status: number, location: string | undefined): UnavailableError {
   const target = location ? ` to ${location}` : '';

@@ -31,6 +31,7 @@ import {
   nonJsonDetail,
   nonJsonResponseError,
   outcomeUnknownError,
+  outOfTurnError,
   redirectError,
   requestLabel,
   type BodyHeaders,
@@ -285,6 +286,9 @@ interface RequestSpec<T> {
 
 /** An exchange, with the rate-limit headers its answer carried. */
 type AttemptResult = Exchange & { rateLimit?: ReturnType<typeof parseRateLimit> };
+
+/** The statuses that point elsewhere (RFC 9110 15.4); another 3xx is an answer out of turn. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /** A wait a server states beyond this is said as "more than a week", not in hours by the million. */
 const WEEK_MS = 7 * 86_400_000;
@@ -942,7 +946,14 @@ function judgeAnswer<T>(
   const contentType = headerValue(headers, 'content-type');
   const why = `HTTP ${status}`;
 
-  if (status >= 300 && status < 400) {
+  if (status >= 300 && status < 400 && !REDIRECTS.has(status)) {
+    // A 3xx that points nowhere (300, 304 to a request that named no version, 305, 306): no answer to this request,
+    // and a write may have been carried out all the same (a create reconciles).
+    const words = 'an answer no request asked for';
+    const fail = () => outOfTurnError(ctx.endpoint, status);
+    return { failure: 'unreadable', fail, why, words: `${words} (HTTP ${status})`, doubt: `${why}, ${words}` };
+  }
+  if (REDIRECTS.has(status)) {
     // Redirects are never followed, same origin or not: one rule is easy to trust, and the key must not travel.
     const location = headerValue(headers, 'location');
     const target = location === undefined ? undefined : ctx.scrub(location);

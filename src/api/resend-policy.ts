@@ -63,7 +63,10 @@ export type Failure =
    * ends mid-document at the end of the stream. The next answer may well be whole.
    */
   | 'cut-off'
-  /** A 2xx that is not JSON, too deep, empty, or of the wrong shape: the same server would send it again. */
+  /**
+   * A 2xx that is not JSON, too deep, empty, or of the wrong shape, or a 3xx that redirects nowhere (304): the same
+   * server would send it again.
+   */
   | 'unreadable'
   /** 301, 302 or 303: how a server answers a write it carried out ("see there"); never followed. */
   | 'see-other'

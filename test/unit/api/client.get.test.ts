@@ -513,6 +513,20 @@ describe('GET: no resend on definite answers', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  it.each([300, 304])('HTTP %i is no redirect: an answer no request asked for, exit 8, not resent', async (status) => {
+    setup();
+    pool.intercept(balancePath).reply(status, '');
+    const { client, clock } = makeClient(agent);
+    const error = await failure(client.getBalance());
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe(
+      `reading the balance: the server answered HTTP ${status}, an answer no request of taskctl asks for`,
+    );
+    expect(error.message).not.toMatch(/redirect/);
+    expect(error.hint).toMatch(/--verbose/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it('does not resend after a TLS failure', async () => {
     setup();
     pool.intercept(balancePath).replyWithError(networkError('CERT_HAS_EXPIRED', 'certificate has expired'));

@@ -248,6 +248,23 @@ describe('creating the task: a redirect', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  // A 3xx that redirects nowhere (300, 304 Not Modified to a request that named no version, 305, 306) answers no
+  // request taskctl sends: an answer out of turn, whose write may have been carried out all the same.
+  it.each([300, 304, 305, 399])(
+    'HTTP %i → AmbiguousCreateError as an answer out of turn, never a redirect',
+    async (status) => {
+      setup();
+      pool.intercept(createPath).reply(status, '');
+      const { client, clock } = makeClient(agent);
+      const error = await failure(client.createTask(request));
+      assert(error instanceof AmbiguousCreateError, `not an AmbiguousCreateError: ${String(error)}`);
+      expect(error.message).toBe(
+        `POST /tasks may have created a task (HTTP ${status}, an answer no request asked for)`,
+      );
+      expect(clock.sleeps).toEqual([]);
+    },
+  );
+
   it.each([307, 308])(
     'HTTP %i stays a plain exit-8 redirect error (the request is to be made elsewhere)',
     async (status) => {
