@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { CreateOptions } from '../core/submit/index.js';
 import { examples, type RunAction } from './help-text.js';
-import { absolutePath, duration, itemFiles } from './parsers.js';
+import { absolutePath, positiveDuration, itemFiles } from './parsers.js';
 import { addSpendOptions, addWaitOptions } from './shared-flags.js';
 
 export function registerCreate(program: Command, run: RunAction): void {
@@ -27,7 +27,7 @@ export function registerCreate(program: Command, run: RunAction): void {
     .option(
       '--reuse-window <duration>',
       'reuse a task with the same service and items created within this window (e.g. 1h); never a failed one',
-      duration,
+      positiveDuration('--reuse-window'),
     )
     .option('--wait', 'then wait for the task(s) like `taskctl wait`')
     .option(

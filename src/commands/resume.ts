@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ResumeOptions } from '../core/submit/journaled-run.js';
 import { examples, type RunAction } from './help-text.js';
-import { collect, duration, jobArgument } from './parsers.js';
+import { collect, positiveDuration, jobArgument } from './parsers.js';
 import { addWaitOptions } from './shared-flags.js';
 import { nonNegativeInt } from './parsers.js';
 
@@ -34,7 +34,7 @@ export function registerResume(program: Command, run: RunAction): void {
     .option(
       '--reuse-window <duration>',
       "look for a task of each chunk's items created within this window before sending it (default: the job's own)",
-      duration,
+      positiveDuration('--reuse-window'),
     )
     .option('--no-reuse', "send without looking for a task of the items first, whatever the job's --reuse-window")
     .option(

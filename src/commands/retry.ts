@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { RetryOptions } from '../core/submit/retry-tasks.js';
 import { examples, type RunAction } from './help-text.js';
-import { absolutePath, duration, jobArgument } from './parsers.js';
+import { absolutePath, positiveDuration, jobArgument } from './parsers.js';
 import { addSpendOptions, addWaitOptions, errorOption } from './shared-flags.js';
 import { parseTaskId } from '../lib/task-id.js';
 
@@ -23,7 +23,7 @@ export function registerRetry(program: Command, run: RunAction): void {
         '--reuse-window <duration>',
         'reuse a retry task with the same service and items created within this window',
       )
-        .argParser(duration)
+        .argParser(positiveDuration('--reuse-window'))
         .default(undefined, '1h'),
     )
     .option('--no-reuse', 'always create a new task, even when the same retry was made within the window')
