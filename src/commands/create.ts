@@ -3,6 +3,7 @@ import type { CreateOptions } from '../core/submit/index.js';
 import { examples, type RunAction } from './help-text.js';
 import { absolutePath, positiveDuration, itemFiles } from './parsers.js';
 import { addSpendOptions, addWaitOptions } from './shared-flags.js';
+import { taskColumnNames } from '../output/task-columns.js';
 
 export function registerCreate(program: Command, run: RunAction): void {
   const command = program
@@ -53,7 +54,7 @@ export function registerCreate(program: Command, run: RunAction): void {
       ]) +
         '\nItems: UTF-8 or UTF-16 with BOM; blank lines and # comments are skipped; duplicates removed; a json or ' +
         'ndjson object gives its "target" (or the --column property).\n' +
-        'Output: the created task(s) (tsv: id, service, status, total_items, cost, created_at, finished_at); -q prints ids only.\n' +
+        `Output: the created task(s) (tsv: ${taskColumnNames().join(', ')}); -q prints ids only.\n` +
         '--dry-run tsv: service, items, tasks, price_per_item, estimate, balance, balance_after, currency, normalised; ' +
         '-q: the estimate alone.\n' +
         'Spending at or above confirm-above (default: 1000 coins) asks on a terminal; a script (stdin or stdout not a ' +

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { ListOptions } from '../core/list.js';
-import { columnName, columnsOption, wideOption } from '../output/columns.js';
+import { columnsOption, wideOption } from '../output/columns.js';
 import { examples, type RunAction } from './help-text.js';
 import { collect, positiveInt, taskStatuses, timeBound } from './parsers.js';
-import { taskColumns } from '../output/task-columns.js';
+import { taskColumnNames } from '../output/task-columns.js';
 
-const COLUMN_NAMES = taskColumns((status) => status).map(columnName);
+const COLUMN_NAMES = taskColumnNames();
 
 export function registerList(program: Command, run: RunAction): void {
   program

@@ -4,6 +4,7 @@ import { itemCounts, taskTone, type TaskStateFields } from '../lib/task-state.js
 import { paintTone } from './status-colours.js';
 import { formatCount } from './numbers.js';
 import type { Column } from './printer.js';
+import { columnName } from './columns.js';
 import type { ChalkInstance } from 'chalk';
 
 /** Paints a status word, by the task's tone when the task is given (`Printer.paintStatus`). */
@@ -69,4 +70,9 @@ export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<
     { header: 'COMPLETED ITEMS', key: 'completed_items', value: (t) => itemCounts(t).completed ?? '', machine: true },
     { header: 'FAILED ITEMS', key: 'failed_items', value: (t) => itemCounts(t).failed ?? '', machine: true },
   ];
+}
+
+/** The task columns' names, in their order: a task record's tsv and csv columns, as help texts list them. */
+export function taskColumnNames(): string[] {
+  return taskColumns((status) => status).map(columnName);
 }
