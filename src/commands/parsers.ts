@@ -172,9 +172,15 @@ export function taskStatuses(value: string, previous: string[] | undefined): str
         `unknown status "${unknown}": tasks are ${FILTER_STATUSES.slice(0, 4).join(', ')} (or another word for ended, or a group: ${STATUS_GROUP_NAMES.join(', ')})`,
         `For ${meant.what}, use --status ${meant.flag}.`,
       );
+    // A typo: the word it is near, in one line each (the whole list and the awk recipe are for a word of no typo).
     const near = closest(unknown, FILTER_STATUSES);
+    if (near !== undefined)
+      throw new UsageError(
+        `unknown status "${unknown}"; did you mean "${near}"?`,
+        `Use --status ${near} (\`taskctl list --help\` lists every status word).`,
+      );
     throw new UsageError(
-      `unknown status "${unknown}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; known: ${FILTER_STATUSES.join(', ')}`,
+      `unknown status "${unknown}"; known: ${FILTER_STATUSES.join(', ')}`,
       `For a status of your server's outside this list, filter the output: taskctl list -o tsv | awk -F'\\t' '$3 == "${unknown}"'`,
     );
   }

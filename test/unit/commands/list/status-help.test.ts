@@ -11,9 +11,29 @@ describe('list --status', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/unknown status "faild"/);
     expect(result.stderr).toMatch(/did you mean "failed"\?/i);
-    // Where a server uses a status outside the list, the hint says how to filter on it.
-    expect(result.stderr).toMatch(/awk/);
-    expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(3);
+    expect(result.stderr).toMatch(/^Use --status failed /m);
+    expect(result.stderr).not.toMatch(/awk|pending, processing/);
+  });
+
+  it('a typo is two lines at 80 columns: the word it is near, and the flag that asks for it', async () => {
+    const result = await runTaskctl(['list', '--status', 'runing'], {
+      api: mockApi(),
+      stderrTTY: true,
+      columns: 80,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: unknown status "runing"; did you mean "running"?\n' +
+        'Use --status running (`taskctl list --help` lists every status word).\n',
+    );
+  });
+
+  it("a word near none: the known ones, and how to filter on a status of the server's own", async () => {
+    const result = await runTaskctl(['list', '--status', 'on_hold'], { api: mockApi() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown status "on_hold"; known: pending, processing, completed, failed/);
+    expect(result.stderr).toMatch(/awk -F'\\t' '\$3 == "on_hold"'/);
   });
 
   it('checks every value of a comma-separated list and of a repeated flag', async () => {
