@@ -197,7 +197,7 @@ complete -c taskctl -n '__taskctl_is \'list\'' -l per-page -x -d 'tasks per page
 complete -c taskctl -n '__taskctl_is \'list\'' -l all -d 'read every page (from --page on), streaming; with a filter, every match'
 complete -c taskctl -n '__taskctl_is \'list\'' -l status -x -a 'pending processing completed failed' -d 'only tasks in this status, repeatable or comma-separated: pending, processing, completed, failed, a word for an ended task (cancelled, expired, ...), or a group: working (running), waiting, unfinished, ended'
 complete -c taskctl -n '__taskctl_is \'list\'' -l service -x -a '(__taskctl_dynamic services)' -d 'only tasks of this service (repeatable or comma-separated)'
-complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks; a search stops there (default for a search: --per-page, else 25)'
+complete -c taskctl -n '__taskctl_is \'list\'' -l limit -x -d 'print at most this many tasks, reading on past one page when it is more; a search stops there (default for a search: --per-page, else 25)'
 complete -c taskctl -n '__taskctl_is \'list\'' -l since -x -d 'only tasks created in the last DURATION (30m, 24h) or since an ISO time'
 complete -c taskctl -n '__taskctl_is \'list\'' -l until -x -d 'only tasks created at least DURATION ago, or until an ISO time'
 complete -c taskctl -n '__taskctl_is \'list\'' -l columns -x -a 'id service status total_items cost created_at finished_at completed_items failed_items' -d 'only these columns, in this order (table, tsv, csv)'

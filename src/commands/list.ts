@@ -23,7 +23,7 @@ export function registerList(program: Command, run: RunAction): void {
     .option('--service <service>', 'only tasks of this service (repeatable or comma-separated)', collect)
     .option(
       '--limit <n>',
-      'print at most this many tasks; a search stops there (default for a search: --per-page, else 25)',
+      'print at most this many tasks, reading on past one page when it is more; a search stops there (default for a search: --per-page, else 25)',
       positiveInt(),
     )
     .option('--since <duration>', 'only tasks created in the last DURATION (30m, 24h) or since an ISO time', timeBound)

@@ -38,8 +38,11 @@ export interface ListOptions {
   wide?: boolean;
 }
 
+/** Tasks a page when one page is read; a walk asks for the largest page (WALK_PAGE). */
+const ONE_PAGE = 25;
+const WALK_PAGE = 100;
 /** A search without --limit or --all stops at this many matches, or `--per-page` when given: one page's worth. */
-const SEARCH_LIMIT = 25;
+const SEARCH_LIMIT = ONE_PAGE;
 
 /** What one `list` reads and prints: decided from the flags before any request. */
 interface ListPlan {
@@ -62,7 +65,9 @@ function listPlan(options: ListOptions, now: ServiceNow): ListPlan {
     throw new UsageError('--since is later than --until: no task can match', 'For example: --since 24h --until 1h.');
   }
   const search = Boolean(options.status?.length) || Boolean(options.service?.length) || window.active;
-  const walk = options.all || search;
+  // A --limit past one page is met by reading on (`--limit 60` prints 60, not the 25 of a first page).
+  const beyondPage = options.limit !== undefined && options.limit > (options.perPage ?? ONE_PAGE);
+  const walk = options.all || search || beyondPage;
   const defaultLimit = search && !options.all && options.limit === undefined;
   const status = options.status?.length ? statusFilter(options.status) : () => true;
   return {
@@ -72,7 +77,7 @@ function listPlan(options: ListOptions, now: ServiceNow): ListPlan {
     walk,
     search,
     // A walk reads many pages: the largest page docs/openapi.json allows (100) takes a quarter of the requests.
-    perPage: options.perPage ?? (walk ? 100 : 25),
+    perPage: options.perPage ?? (walk ? WALK_PAGE : ONE_PAGE),
     limit: defaultLimit ? (options.perPage ?? SEARCH_LIMIT) : options.limit,
     defaultLimit,
   };

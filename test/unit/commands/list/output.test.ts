@@ -349,6 +349,44 @@ describe('filters search the list', () => {
     expect(limited.stderr).toBe('');
   });
 
+  it('--limit past one page reads on until it is met: 60 asked, 60 printed (pages of 100, one request)', async () => {
+    const api = mockApi();
+    page(
+      api,
+      1,
+      2,
+      Array.from({ length: 100 }, (_, i) => task(200 - i, i + 1)),
+      100,
+    );
+    const result = await runTaskctl(['list', '--limit', '60', '-o', 'tsv', '--columns', 'id'], { api });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(60);
+    expect(api.calls).toEqual(['GET /tasks?page=1&per_page=100']);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--limit 60 --per-page 25: three pages, the third cut at the limit; on a terminal nothing more to say', async () => {
+    const api = mockApi();
+    for (const n of [1, 2, 3])
+      page(
+        api,
+        n,
+        5,
+        Array.from({ length: 25 }, (_, i) => task(200 - 25 * n - i, i + 1)),
+      );
+    const result = await runTaskctl(['list', '--limit', '60', '--per-page', '25'], {
+      api,
+      stdoutTTY: true,
+      stderrTTY: true,
+      columns: 120,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(61);
+    expect(api.calls).toHaveLength(3);
+    expect(result.stderr).not.toMatch(/use --page/);
+  });
+
   it('--all removes the limit; the search starts at --page', async () => {
     const api = mockApi();
     const many = Array.from({ length: 30 }, (_, i) => failed(100 - i));
