@@ -104,6 +104,8 @@ export class FollowDisplay {
   /** Whether the service answered at all: until it has, there is no "last answer" to time (watch's words). */
   private answered = false;
   private trouble: Trouble | undefined;
+  /** The wait has ended: its lines are the state it ended in, nothing that would move on. */
+  private final = false;
   /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
   private roundStartedAt: number | undefined;
   /** The rate limit holds the next round until `until` (`what`: `the rate limit (6 requests/min)`). */
@@ -251,6 +253,8 @@ export class FollowDisplay {
     if (progress.mode === 'live') {
       progress.stop();
       if (interrupted) return;
+      // What stays on the screen is the end's state: a task still running (a timeout, `--any`) keeps no rate or estimate.
+      this.final = true;
       const views = this.ordered();
       const rows = views.length <= HEARTBEAT_LINES ? views : views.filter((view) => !this.earnedTick(view.change));
       if (views.length > HEARTBEAT_LINES) progress.log(this.summary(this.options.clock.now(), ''));
@@ -386,8 +390,8 @@ export class FollowDisplay {
     const tick = this.earnedTick(view.change) ? paintTone(paint, taskTone(task), '✓') : paint.red('✗');
     const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
     const status = paintTone(paint, taskTone(task), clean(task.status).padEnd(widths.status));
-    // While the service does not answer, nothing that would move is shown: no rate, no estimate.
-    const quiet = this.trouble !== undefined || this.awaited(now) !== undefined;
+    // While the service does not answer, nothing that would move is shown: no rate, no estimate; nor once it ended.
+    const quiet = this.final || this.trouble !== undefined || this.awaited(now) !== undefined;
     const rate = quiet ? undefined : view.change.itemsPerSecond;
     const end = quiet ? undefined : view.change.predictedEnd;
     // The estimate counts down only while answers come when due: from the moment the next answer was due (the round

@@ -94,6 +94,21 @@ describe('FollowDisplay on a terminal', () => {
     expect(frames().join('\n')).toMatch(/\n✗ task 1 completed 100% 2\/3 1 failed\n/);
   });
 
+  it('the final line of a task still running (a wait that timed out) keeps its state, never a rate or an estimate', () => {
+    const { progress, clock, frames, advance } = live(24, 80);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    display.change({ ...change(task(1, 'processing', 4), T0), itemsPerSecond: 2, predictedEnd: T0 + 3000 });
+    advance(2000);
+    display.finish(false);
+    const last =
+      frames()
+        .join('\n')
+        .split('\n')
+        .filter((row) => row.includes('task 1'))
+        .pop() ?? '';
+    expect(last).toMatch(/^task 1 processing █+░+ 40% +4\/10 · 0:02$/);
+  });
+
   it('the elapsed time ticks between polls', () => {
     const { progress, clock, frames, advance } = live(24);
     const display = new FollowDisplay({ progress, clock, ids: [1] });
