@@ -6,7 +6,7 @@ export type { ItemFormat, ItemSource, ReadItemsOptions } from './types.js';
 export { validateItems, formatInvalidReport, INVALID_SHOWN } from './validate.js';
 export type { NormalisedItems } from './validate.js';
 export { dedupeItems } from './dedupe.js';
-export { planChunks, itemList, chunkCount } from './chunks.js';
+export { planChunks, itemList } from './chunks.js';
 export type { ItemList } from './chunks.js';
 export { prepareItems } from './prepare.js';
 export type { PreparedItems } from './prepare.js';

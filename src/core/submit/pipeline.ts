@@ -8,6 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import { CliError, interruptedBeforeSend } from '../../errors.js';
 import type { Process, Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
+import { chunkCount } from '../items/chunks.js';
 import { sendChunks } from './send-chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
 import { dryRun } from './dry-run.js';
@@ -65,7 +66,7 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
   state.taken = takenTasks(ctx, input, state, options);
   const { job, observer } = input;
   const kept = () => observer?.anyRecorded() === true;
-  state.guard = balanceGuard(ctx, api, priced, balance, job && { ...job, kept });
+  state.guard = balanceGuard(ctx, api, afterSettling(priced, input), balance, job && { ...job, kept });
   // What an earlier run (or the settling just now) gave a task, as of now: the chunks this run sends are the others.
   const done = new Map(input.done);
   const outcomes = await sendChunks(ctx, api, { priced, done, state, input }, options);
@@ -84,28 +85,57 @@ async function priceBatches(
   input: PipelineInput,
   options: SubmitOptions,
 ): Promise<PricedBatch[]> {
-  const { itemList, chunkCount } = await import('../items/index.js');
+  const { itemList } = await import('../items/index.js');
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
   const priced: PricedBatch[] = [];
   let index = 0;
   for (const batch of input.batches) {
     const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
     const size = options.chunkSize ?? Math.max(1, list.count);
-    const chunks = chunkCount(list.count, size);
-    let count = list.count;
-    let tasks = chunks;
-    for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
-      const earlier = input.done?.get(chunk);
-      if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
-      count -= earlier?.items ?? Math.min(size, list.count - (chunk - index - 1) * size);
-      tasks--;
-    }
-    index += chunks;
+    const left = leftToSend(list.count, size, index, input);
+    index += chunkCount(list.count, size);
     const price =
-      count === 0 ? 0 : await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
-    priced.push({ service: batch.service, list, count, size, tasks, price, estimate: price * count });
+      left.count === 0
+        ? 0
+        : await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
+    priced.push({ service: batch.service, list, ...left, size, price, estimate: price * left.count });
   }
   return priced;
+}
+
+/**
+ * The items and chunks of a batch of `total` items (its chunks numbered from `index + 1`) that have no task yet: the
+ * job's chunks done (`input.done`, kept current as doubts are settled) and skipped are not sent.
+ */
+function leftToSend(
+  total: number,
+  size: number,
+  index: number,
+  input: PipelineInput,
+): { count: number; tasks: number } {
+  const chunks = chunkCount(total, size);
+  let count = total;
+  let tasks = chunks;
+  for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
+    const earlier = input.done?.get(chunk);
+    if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
+    count -= earlier?.items ?? Math.min(size, total - (chunk - index - 1) * size);
+    tasks--;
+  }
+  return { count, tasks };
+}
+
+/**
+ * The batches as they stand once the chunks in doubt are settled, at the prices read: a chunk found created is no
+ * longer to pay for, so the balance before the first POST is held to what is really left (it was the upper bound).
+ */
+function afterSettling(priced: readonly PricedBatch[], input: PipelineInput): PricedBatch[] {
+  let index = 0;
+  return priced.map((batch) => {
+    const left = leftToSend(batch.list.count, batch.size, index, input);
+    index += chunkCount(batch.list.count, batch.size);
+    return { ...batch, ...left, estimate: batch.price * left.count };
+  });
 }
 
 /**
