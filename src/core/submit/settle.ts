@@ -195,7 +195,10 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
         ? (state.local.settleJob({ journal: journal.id, chunk }, id), undefined)
         : claimRefusal(state, doubt, chunk, task));
     if (refusal !== undefined)
-      throw new UsageError(`--adopt ${text}: ${refusal}`, 'Check the candidates the job named: taskctl show ID');
+      throw new UsageError(
+        `--adopt ${text}: ${refusal}`,
+        `Look at it (taskctl show ${id}), and at the candidates the job's message named, then adopt the chunk's own.`,
+      );
     if (holder === undefined) journal.adopted(chunk, task);
     else journal.adoptedOver(chunk, holder, task);
     (state.settled ??= []).push(task);

@@ -57,6 +57,8 @@ it('without a restart, task 1 is the one job X recorded: adopting it for job Y i
   const refused = await run(['resume', y, '--adopt', '1=1', '-y']);
   expect(refused.code, refused.stderr).toBe(2);
   expect(refused.stderr).toContain(`--adopt 1=1: task 1 is chunk 1 of job ${x}`);
+  // The way on names the task, never a placeholder to fill in.
+  expect(refused.stderr).toMatch(/^Look at it \(taskctl show 1\), and at the candidates /m);
 });
 
 it('a journal of an earlier version (no created_at kept) and the same item: nothing tells the two tasks apart, still refused', async () => {
