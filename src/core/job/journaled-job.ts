@@ -141,10 +141,10 @@ function damageNote(file: string, lines: readonly number[]): string {
   return `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
 }
 
-/** The unfinished chunks, named for a message: `chunks 4, 5 and 9 have no task`. */
+/** The unfinished chunks, named for a message: `3 chunks of 9 (4, 5, 9) have no task recorded yet` (one in doubt may have one on the service). */
 function unfinishedText(job: JournaledJob): string {
   const list = job.unfinished.length > 5 ? `${job.unfinished.slice(0, 5).join(', ')}, …` : job.unfinished.join(', ');
-  return `${counted(job.unfinished.length, 'chunk')} of ${job.chunks.length} (${list}) ${job.unfinished.length === 1 ? 'has' : 'have'} no task yet`;
+  return `${counted(job.unfinished.length, 'chunk')} of ${job.chunks.length} (${list}) ${job.unfinished.length === 1 ? 'has' : 'have'} no task recorded yet`;
 }
 
 /**

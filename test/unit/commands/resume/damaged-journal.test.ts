@@ -31,7 +31,7 @@ it("a lost `created` line: show --job uses the other records and names the damag
   expect(show.stderr).toMatch(
     /the journal \S+ is damaged: line 5 cannot be read; the job is read from its other records/,
   );
-  expect(show.stderr).toMatch(/1 chunk of 3 \(2\) has no task yet/);
+  expect(show.stderr).toMatch(/1 chunk of 3 \(2\) has no task recorded yet/);
   expect(show.stderr).not.toMatch(/start a new|start again|delete/i);
   expect(show.stdout).toMatch(new RegExp(`"task":${ids[0]},`));
 

@@ -29,7 +29,7 @@ describe('wait --job', () => {
     const path = writeJournal({ items: 2, chunkSize: 1, tasks: [1, undefined] });
     const unfinished = await runTaskctl(['wait', '--job', path], { api: mockApi() });
     expect(unfinished.code).toBe(2);
-    expect(unfinished.stderr).toMatch(/incomplete: 1 chunk of 2 \(2\) has no task yet/);
+    expect(unfinished.stderr).toMatch(/incomplete: 1 chunk of 2 \(2\) has no task recorded yet/);
     expect(unfinished.stderr).toContain(`taskctl resume ${path} --wait`);
     const results = await runTaskctl(['wait', '--job', path, '--results'], { api: mockApi() });
     expect(results.code).toBe(2);

@@ -329,7 +329,7 @@ describe('show --job against a mocked server', () => {
     const result = await runTaskctl(['show', '--job', given, '-o', 'ndjson'], { api });
     expect(result.code, result.stderr).toBe(0);
     expect(ndjson(result.stdout).map((r) => r.target)).toEqual(['a0.com']);
-    expect(result.stderr).toMatch(/the job in .* is incomplete: 2 chunks of 3 \(2, 3\) have no task yet/);
+    expect(result.stderr).toMatch(/the job in .* is incomplete: 2 chunks of 3 \(2, 3\) have no task recorded yet/);
     expect(result.stderr).toContain(`(finish it: taskctl resume ${path})`);
   });
 

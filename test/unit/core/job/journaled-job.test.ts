@@ -75,7 +75,7 @@ describe('readJob', () => {
     expect(() => requireComplete(job, 'wait --job')).toThrow(
       expect.objectContaining({
         exitCode: 2,
-        message: `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task yet, and ${running}; wait --job needs every task`,
+        message: `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task recorded yet, and ${running}; wait --job needs every task`,
         hint: 'Wait for that run to end, then run this again.',
       }),
     );
@@ -86,7 +86,7 @@ describe('readJob', () => {
       (id) => `taskctl show --job ${id}`,
     );
     expect(warnings).toEqual([
-      `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task yet, and ${running}; using its 1 task (run this again once that run has ended)`,
+      `the job in ${path} is incomplete: 2 chunks of 3 (2, 3) have no task recorded yet, and ${running}; using its 1 task (run this again once that run has ended)`,
     ]);
   });
 
