@@ -295,6 +295,8 @@ export interface ReconcileOptions extends CreateAttempt {
   serverClock?: ServerClock;
   signal?: AbortSignal;
   local?: LocalRuns | undefined;
+  /** Told after a scan that found a task of these items it had not: every one so far (the check goes on to its horizon). */
+  onCandidates?: (ids: readonly number[]) => void;
 }
 
 const RECONCILE_SCHEDULE_MS = [0, 2000, 3000, 5000] as const;
@@ -347,6 +349,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   let why: string | undefined;
   let lastComplete = true;
   const scan = async (): Promise<void> => {
+    const found = candidates.size;
     const match = { service: options.service, count: options.items.length };
     const result = await scanRecent(
       reader,
@@ -390,6 +393,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
       if (sameItems(items, options.items)) candidates.set(task.id, full);
     }
     lastComplete = result.complete;
+    if (candidates.size > found) options.onCandidates?.([...candidates.keys()]);
   };
 
   // The schedule counts from the failure, not from the end of the previous scan: slow scans (a list read that keeps

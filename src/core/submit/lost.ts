@@ -39,6 +39,8 @@ export interface LostRequest {
   named?: readonly number[];
   /** Told when a horizon is set (the first, and the deadline's when it is checked again): until when it scans. */
   horizon?: (until: number, late: boolean) => void;
+  /** Told when a scan finds a task of the items (reconcile.ts `onCandidates`): the scans still go on to the horizon. */
+  candidates?: (ids: readonly number[]) => void;
 }
 
 /** The outcomes, each with what it means for the request. */
@@ -124,6 +126,7 @@ async function scanTo(
       serverClock: state.serverClock,
       signal: ctx.signal,
       local,
+      ...(lost.candidates && { onCandidates: lost.candidates }),
     });
   } catch (error) {
     if (ctx.signal.aborted || error instanceof AuthError) throw error;

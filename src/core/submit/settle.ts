@@ -432,7 +432,7 @@ async function settleByScan(
     lostClaim((chunk, seen) => journal.lost(chunk, seen)),
     foundClaim((chunk, task) => journal.found(chunk, task)),
   );
-  const verdict = await watched(ctx, index, send, (horizon) =>
+  const verdict = await watched(ctx, index, send, (horizon, candidates) =>
     askLost(ctx, api, state, {
       service,
       items,
@@ -446,6 +446,7 @@ async function settleByScan(
       // Named candidates stand until the user answers: `--resend` is that answer.
       ...(!chunk.resendAsked && { named: [...named] }),
       horizon,
+      candidates,
     }),
   ).catch((error: unknown) => {
     throw error instanceof AuthError ? keyRefused(error, { index, service, items, send }, doubt) : error;
@@ -575,15 +576,13 @@ async function watched<T>(
   ctx: Settler,
   index: number,
   send: SendRecord,
-  check: (horizon: (until: number, late: boolean) => void) => Promise<T>,
+  check: (horizon: (until: number, late: boolean) => void, candidates: (ids: readonly number[]) => void) => Promise<T>,
 ): Promise<T> {
   const { startCountdown } = await import('../../output/countdown.js');
   const live = canRedraw(ctx.io.stderr, ctx.env, ctx.ci);
   let countdown: { stop: () => void } | undefined;
-  const horizon = (until: number, late: boolean) => {
-    const text = late
-      ? `chunk ${index}: no task for it yet, and its request could land until ${isoSeconds(send.settle_after)}: checking the task list until ${isoSeconds(until)}`
-      : `chunk ${index} was being sent when the job stopped (at ${isoSeconds(send.sent_at)}): checking the task list for it until ${isoSeconds(until)}`;
+  let checkingUntil: number | undefined;
+  const say = (until: number, text: string) => {
     countdown?.stop();
     if (!live) {
       ctx.printer.notice(`${text}…`);
@@ -595,8 +594,26 @@ async function watched<T>(
       () => `${formatDuration(Math.max(0, until - ctx.clock.now()))} left: ${text}`,
     );
   };
+  const horizon = (until: number, late: boolean) => {
+    checkingUntil = until;
+    say(
+      until,
+      late
+        ? `chunk ${index}: no task for it yet, and its request could land until ${isoSeconds(send.settle_after)}: checking the task list until ${isoSeconds(until)}`
+        : `chunk ${index} was being sent when the job stopped (at ${isoSeconds(send.sent_at)}): checking the task list for it until ${isoSeconds(until)}`,
+    );
+  };
+  // A task of its items listed while the check goes on to its horizon (a second may yet appear): said, never "no task".
+  const candidates = (ids: readonly number[]) => {
+    if (checkingUntil === undefined) return;
+    const tasks = ids.length === 1 ? `task ${ids[0] ?? ''} holds` : `tasks ${ids.join(', ')} hold`;
+    say(
+      checkingUntil,
+      `chunk ${index}: ${tasks} its items; checking the task list until ${isoSeconds(checkingUntil)} for another`,
+    );
+  };
   try {
-    return await check(horizon);
+    return await check(horizon, candidates);
   } finally {
     countdown?.stop();
   }

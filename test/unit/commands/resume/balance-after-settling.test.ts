@@ -1,6 +1,7 @@
 /**
- * A resume whose chunk in doubt turns out created: the balance before its first POST is held to what is really left,
- * not to the upper bound priced before the doubt was settled. A balance that covers the rest exactly is enough (it
+ * A resume whose chunk in doubt turns out created. The balance before its first POST is held to what is really left,
+ * not to the upper bound priced before the doubt was settled; and its check says it found the task while it goes on
+ * watching the list to its horizon. A balance that covers the rest exactly is enough (it
  * was exit 6, "top up the balance", and the same command run again with no top-up went through).
  */
 import { expect, it } from 'vitest';
@@ -14,7 +15,8 @@ let world: World;
 let dir: string;
 worldEachTest('taskctl-resume-balance-', (w, d) => ((world = w), (dir = d)));
 
-it('chunk 2 found created: a balance of the two chunks left is enough, each item bought once', async () => {
+/** A job stopped by Ctrl-C while it checked the list for chunk 2 (its request reset); then that request lands. */
+async function stoppedInDoubt(): Promise<string> {
   // Chunk 1 answered; chunk 2's request reset, the run stopped while it watched the list for a late landing; then the
   // request lands (its task made on the service, within the window the run was watching).
   await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
@@ -32,6 +34,11 @@ it('chunk 2 found created: a balance of the two chunks left is enough, each item
   expect(id).not.toBe('');
   await world.createTask(S, ['b.com']);
   expect(await world.taskCount()).toBe(2);
+  return id;
+}
+
+it('chunk 2 found created: a balance of the two chunks left is enough, each item bought once', async () => {
+  const id = await stoppedInDoubt();
   const price = await pricePerItem();
   await world.setBalance(2 * price);
   const resumed = await world.run(['resume', id, '--yes'], { home: dir });
@@ -50,3 +57,15 @@ async function pricePerItem(): Promise<number> {
   if (service === undefined) throw new Error(`no ${S} in ${JSON.stringify(answer)}`);
   return service.pricing;
 }
+
+it('its countdown, once the task is listed, names it: never "no task for it yet" after that', async () => {
+  const id = await stoppedInDoubt();
+  const resumed = await world.run(['resume', id, '--yes'], { home: dir });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const lines = resumed.stderr.split('\n');
+  const named = lines.findIndex((line) =>
+    /^chunk 2: task \d+ holds its items; checking the task list until \S+ for another…$/.test(line),
+  );
+  expect(named, resumed.stderr).toBeGreaterThanOrEqual(0);
+  expect(lines.slice(named).join('\n')).not.toMatch(/no task for it yet/);
+});
