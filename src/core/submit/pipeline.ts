@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import { CliError, interruptedBeforeSend } from '../../errors.js';
 import type { Process, Prompts, Store } from '../capabilities.js';
 import { checkReportTargets } from '../../report/write.js';
-import { chunkCount } from '../items/chunks.js';
+import { chunkCount, type ItemList } from '../items/chunks.js';
 import { sendChunks } from './send-chunks.js';
 import { balanceGuard, confirmCost } from './confirm.js';
 import { dryRun } from './dry-run.js';
@@ -87,42 +87,44 @@ async function priceBatches(
 ): Promise<PricedBatch[]> {
   const { itemList } = await import('../items/index.js');
   const guardsMoney = options.maxCost !== undefined || (ctx.interactive && options.yes !== true);
-  const priced: PricedBatch[] = [];
-  let index = 0;
-  for (const batch of input.batches) {
+  const sized = input.batches.map((batch) => {
     const list = isItemArray(batch.items) ? itemList(batch.items) : batch.items;
-    const size = options.chunkSize ?? Math.max(1, list.count);
-    const left = leftToSend(list.count, size, index, input);
-    index += chunkCount(list.count, size);
+    return { service: batch.service, list, size: options.chunkSize ?? Math.max(1, list.count) };
+  });
+  const priced: PricedBatch[] = [];
+  for (const batch of withLeftToSend(sized, input)) {
     const price =
-      left.count === 0
+      batch.count === 0
         ? 0
         : await ctx.spin('reading the price', () => pricePerItem(ctx, api, batch.service, guardsMoney));
-    priced.push({ service: batch.service, list, ...left, size, price, estimate: price * left.count });
+    priced.push({ ...batch, price, estimate: price * batch.count });
   }
   return priced;
 }
 
 /**
- * The items and chunks of a batch of `total` items (its chunks numbered from `index + 1`) that have no task yet: the
+ * Each batch with the items and chunks it has left to send (its chunks numbered on from the batch before it): the
  * job's chunks done (`input.done`, kept current as doubts are settled) and skipped are not sent.
  */
-function leftToSend(
-  total: number,
-  size: number,
-  index: number,
+function withLeftToSend<B extends { list: ItemList; size: number }>(
+  batches: readonly B[],
   input: PipelineInput,
-): { count: number; tasks: number } {
-  const chunks = chunkCount(total, size);
-  let count = total;
-  let tasks = chunks;
-  for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
-    const earlier = input.done?.get(chunk);
-    if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
-    count -= earlier?.items ?? Math.min(size, total - (chunk - index - 1) * size);
-    tasks--;
-  }
-  return { count, tasks };
+): Array<B & { count: number; tasks: number }> {
+  let index = 0;
+  return batches.map((batch) => {
+    const total = batch.list.count;
+    const chunks = chunkCount(total, batch.size);
+    let count = total;
+    let tasks = chunks;
+    for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
+      const earlier = input.done?.get(chunk);
+      if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
+      count -= earlier?.items ?? Math.min(batch.size, total - (chunk - index - 1) * batch.size);
+      tasks--;
+    }
+    index += chunks;
+    return { ...batch, count, tasks };
+  });
 }
 
 /**
@@ -130,12 +132,7 @@ function leftToSend(
  * longer to pay for, so the balance before the first POST is held to what is really left (it was the upper bound).
  */
 function afterSettling(priced: readonly PricedBatch[], input: PipelineInput): PricedBatch[] {
-  let index = 0;
-  return priced.map((batch) => {
-    const left = leftToSend(batch.list.count, batch.size, index, input);
-    index += chunkCount(batch.list.count, batch.size);
-    return { ...batch, ...left, estimate: batch.price * left.count };
-  });
+  return withLeftToSend(priced, input).map((batch) => ({ ...batch, estimate: batch.price * batch.count }));
 }
 
 /**
