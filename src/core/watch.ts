@@ -327,7 +327,7 @@ export async function runWatch(
   }
   // As `wait` ends: a task that failed is named with why, one with failed items with the command that lists them (the
   // reason for exit 10 or 11), also after a timeout or an outage.
-  nameFailedTasks(ctx, result.tasks, false);
+  nameFailedTasks(ctx, result.tasks);
   if (result.outage) {
     const watched = ids.length > 0 ? ids : result.tasks.map((task) => task.id);
     const failure = outage.outageError({

@@ -78,7 +78,6 @@ export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(
  */
 export const UNLISTED_ITEMS: unique symbol = Symbol('items not listed');
 
-/** The fields of a task these rules read: the API's task object, or a webhook's. */
 /**
  * Set on a task whose items were replaced by their counts (core/follow/item-counts.ts) when its counts fields had said
  * worse than those items: what each said, so `disagreeingCountsWarner` warns about the task without its items too.
@@ -91,6 +90,7 @@ export interface ItemsContradiction {
   seen: { completed: number; failed: number };
 }
 
+/** The fields of a task these rules read: the API's task object, or a webhook's. */
 export interface TaskStateFields {
   [UNLISTED_ITEMS]?: number | undefined;
   [ITEMS_CONTRADICTED]?: ItemsContradiction | undefined;
@@ -261,6 +261,14 @@ export function itemCounts(task: TaskStateFields): ItemCounts {
     unlisted = Math.max(unlisted, total - completed - failed);
   if (terminal && completed !== undefined) failed = Math.max(failed ?? 0, total - completed - unlisted);
   return { total, completed, failed, ...(unlisted > 0 && { unlisted }) };
+}
+
+/**
+ * Whether the items `itemCounts` calls unlisted are those a list of the task's items left out (present, or kept aside
+ * by follow/item-counts.ts), rather than those its two counts leave out.
+ */
+export function listedShort(task: TaskStateFields): boolean {
+  return task.items !== undefined || task[UNLISTED_ITEMS] !== undefined;
 }
 
 /**

@@ -6,7 +6,14 @@ import type { Output, Service } from '../capabilities.js';
 import type { Task } from '../../api/schemas.js';
 import type { FollowOptions } from './follow.js';
 import { repeatWarning } from '../../lib/page-guard.js';
-import { isPlainFailure, itemCounts, itemsContradicted, taskPhase, taskTone } from '../../lib/task-state.js';
+import {
+  isPlainFailure,
+  itemCounts,
+  itemsContradicted,
+  taskPhase,
+  taskTone,
+  listedShort,
+} from '../../lib/task-state.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
@@ -14,22 +21,26 @@ import { idArgs } from './outcome.js';
 import { neutralise } from '../../lib/sanitize.js';
 
 /**
- * The end of `wait` and `watch` (also after a timeout): each task that ended without success, as an error; those that
- * completed with failed items, as a warning with the command that shows them: one for them all when there are several
- * (`showCommand`, a job's own, else `show` of their ids), so the end of a long wait is not a warning a task.
+ * The end of `wait` and `watch` (also after a timeout): each task that ended without success, as an error (with the
+ * command that shows its items, unless `itemsNamed`: the end just showed them, or named a command that shows them all);
+ * those that completed with failed items, as a warning with the command that shows them: one for them all when there
+ * are several (`showCommand`, a job's own, else `show` of their ids), so the end of a long wait is not a warning a task.
  */
 export function nameFailedTasks(
   ctx: Output & Service,
   tasks: readonly Task[],
-  allowItemFailures: boolean,
-  showCommand?: string,
+  {
+    allowItemFailures = false,
+    showCommand,
+    itemsNamed = false,
+  }: { allowItemFailures?: boolean; showCommand?: string; itemsNamed?: boolean } = {},
 ): void {
   const partial: Array<{ id: number; failed: number }> = [];
   for (const task of tasks) {
     if (taskPhase(task) === 'ended')
       ctx.printer.error(
         `task ${task.id} ${isPlainFailure(task.status) ? 'failed' : `ended "${neutralise(task.status)}"`}: ${neutralise(task.error_message ?? 'no reason given')}`,
-        sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
+        itemsNamed ? undefined : sandboxAwareHint(ctx.ephemeralSandbox, `See the items: taskctl show ${task.id}`),
       );
     else if (!allowItemFailures && taskTone(task) === 'partial') {
       const counts = itemCounts(task);
@@ -37,8 +48,9 @@ export function nameFailedTasks(
       if (counts.unlisted !== undefined) {
         const listed = counts.total - counts.unlisted;
         const failedToo = counts.failed ? ` with ${counted(counts.failed, 'failed item')},` : ',';
+        const says = listedShort(task) ? 'lists' : 'its counts account for';
         ctx.printer.warn(
-          `task ${task.id} completed${failedToo} but lists ${formatCount(listed)} of its ${counted(counts.total, 'item')}: taskctl show ${task.id} -o json`,
+          `task ${task.id} completed${failedToo} but ${says} ${formatCount(listed)} of its ${counted(counts.total, 'item')}: taskctl show ${task.id} -o json`,
         );
         continue;
       }

@@ -15,7 +15,8 @@ export function withItemCounts(task: Task): Task {
     ...rest,
     ...(counts.completed === undefined ? {} : { completed_items: counts.completed }),
     ...(counts.failed === undefined ? {} : { failed_items: counts.failed }),
-    ...(counts.unlisted === undefined ? {} : { [UNLISTED_ITEMS]: counts.unlisted }),
+    // Items a short list left out are kept aside; those two counts leave out are found again from the counts.
+    ...(counts.unlisted === undefined || task.items === undefined ? {} : { [UNLISTED_ITEMS]: counts.unlisted }),
     // The counts put in place of the items take the worse reading; what each had said stays for the warning.
     ...(contradicted === undefined ? {} : { [ITEMS_CONTRADICTED]: contradicted }),
   };

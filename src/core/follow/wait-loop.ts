@@ -72,17 +72,19 @@ const REPORT_READ_BUDGET_MS = 60_000;
  * What a wait prints at its end: on a terminal, one finished task's item results (as `show` prints them,
  * paged when long), several tasks' summary table and the command that shows their items; in script formats the task
  * records, or with `--results` the item records as `show` prints them. `--no-results` keeps the task records. After
- * Ctrl-C, a task the wait never read is said to show its state as created.
+ * Ctrl-C, a task the wait never read is said to show its state as created. True when the items of every task were
+ * shown or named by a command, so that what follows need not point at them again.
  */
 async function printOutcome(
   ctx: Output & Runtime & Service,
   tasks: Task[],
   follow: Pick<FollowResult, 'reason' | 'tasks'>,
   options: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
-): Promise<void> {
-  await printTasks(ctx, tasks, follow.reason === 'done', options);
+): Promise<boolean> {
+  const itemsNamed = await printTasks(ctx, tasks, follow.reason === 'done', options);
   if (follow.reason === 'interrupted' || follow.reason === 'timeout')
     sayUnread(ctx, tasks, follow.tasks, follow.reason, options.showCommand);
+  return itemsNamed;
 }
 
 async function printTasks(
@@ -90,7 +92,7 @@ async function printTasks(
   tasks: Task[],
   done: boolean,
   { results, showCommand, wide }: Pick<WaitOptions, 'results' | 'showCommand' | 'wide'>,
-): Promise<void> {
+): Promise<boolean> {
   const printer = ctx.printer;
   const human = printer.format === 'table';
   const one = tasks.length === 1 && tasks[0] !== undefined && isTerminal(tasks[0]);
@@ -99,14 +101,14 @@ async function printTasks(
     const full = await withItems(ctx, tasks);
     if (full) {
       await printTaskItems(ctx, full, { single: tasks.length === 1, wide });
-      return;
+      return human;
     }
   }
   await printer.list(tasks, taskColumns(printer.paintStatus, printer.chalk), tasks, { wide: wide === true });
-  if (human && done && results !== false && tasks.length > 1) {
-    const hint = `See the items: ${showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`}`;
-    printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
-  }
+  if (!(human && done && results !== false && tasks.length > 1)) return false;
+  const hint = `See the items: ${showCommand ?? `taskctl show ${idArgs(tasks.map((task) => task.id))}`}`;
+  printer.info(sandboxAwareHint(ctx.ephemeralSandbox, hint) ?? hint);
+  return true;
 }
 
 /** The tasks read once more with their items (polling reads summaries); undefined, with a warning, when one cannot be. */
@@ -360,7 +362,7 @@ export async function waitForTasks(
   // stopped before its first answer knows none (`wait`, `wait --job`: nothing created): it prints no empty list (`No
   // results.`, `[]`) that would read as an answer, only what the stop says.
   const listed = result.reason === 'done' ? result.tasks : shown;
-  if (!idsOnly(ctx.globals) && listed.length > 0) await printOutcome(ctx, listed, result, options);
+  const itemsNamed = !idsOnly(ctx.globals) && listed.length > 0 && (await printOutcome(ctx, listed, result, options));
   const resumeFlags = exitCodeFlags(options);
   const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
@@ -373,7 +375,7 @@ export async function waitForTasks(
     if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
-    nameFailedTasks(ctx, result.tasks, options.allowItemFailures === true, options.showCommand);
+    nameFailedTasks(ctx, result.tasks, { ...options, itemsNamed });
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,

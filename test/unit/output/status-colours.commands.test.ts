@@ -104,6 +104,8 @@ describe('a completed task with failed items is yellow everywhere', () => {
     api.reply('GET', '/tasks/1', 200, { success: true, data: task(1, { failed_items: 0 }) });
     const result = await runTaskctl(['wait', '1', '-o', 'json'], { api, clock: new FakeClock() });
     expect(result.code).toBe(11);
-    expect(result.stderr).toContain('task 1 completed, but lists 7 of its 8 items: taskctl show 1 -o json');
+    expect(result.stderr).toContain(
+      'task 1 completed, but its counts account for 7 of its 8 items: taskctl show 1 -o json',
+    );
   });
 });

@@ -51,4 +51,14 @@ describe('an ended task whose counts leave items out', () => {
     expect(result.stdout).toMatch(/completed +1\/5, 4 not listed\n$/);
     expect(result.stdout).not.toMatch(/failed/);
   });
+
+  it('wait: its warning says what the counts account for, not what a list of items holds', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task('completed') });
+    const result = await runTaskctl(['wait', '7'], { api, clock: new FakeClock() });
+    expect(result.code, result.stderr).toBe(11);
+    expect(result.stderr).toContain(
+      'warning: task 7 completed, but its counts account for 1 of its 5 items: taskctl show 7 -o json',
+    );
+  });
 });

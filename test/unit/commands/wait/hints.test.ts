@@ -178,3 +178,45 @@ describe('wait: many scattered ids without a job', () => {
     expect(last && names.includes(basename(last))).toBe(true);
   });
 });
+
+describe('wait: a failed task after the end named its items', () => {
+  /** Three tasks straight on the service: one failed whole, one with a failed item, one all completed. */
+  async function ended() {
+    const { run, sandbox } = await sandboxRun(0);
+    const failed = await postTask(sandbox, SERVICE, ['a.com', 'taskfail-b.com']);
+    const partial = await postTask(sandbox, SERVICE, ['c.com', 'fail-c.com']);
+    const fine = await postTask(sandbox, SERVICE, ['d.com']);
+    return { run, failed, partial, fine };
+  }
+
+  it('several tasks: the table names them all once, and the error adds no `show` of its own', async () => {
+    const { run, failed, partial, fine } = await ended();
+    const result = await run(['wait', String(failed), String(partial), String(fine)], person);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toContain(`See the items: taskctl show ${failed} ${partial} ${fine}\n`);
+    expect(result.stderr).toContain(`error: task ${failed} failed: `);
+    expect(result.stderr).not.toContain(`See the items: taskctl show ${failed}\n`);
+    expect(result.stderr).toContain(
+      `warning: task ${partial} completed with 1 failed item: taskctl show ${partial} --items-status failed`,
+    );
+  });
+
+  it('one task: its items are on the screen, so the error points nowhere; with --no-results it points at them', async () => {
+    const { run, failed } = await ended();
+    const shown = await run(['wait', String(failed)], person);
+    expect(shown.code).toBe(10);
+    expect(shown.stdout).toContain('taskfail-b.com');
+    expect(shown.stderr).toContain(`error: task ${failed} failed: `);
+    expect(shown.stderr).not.toContain('taskctl show');
+    const records = await run(['wait', String(failed), '--no-results'], person);
+    expect(records.code).toBe(10);
+    expect(records.stderr).toContain(`See the items: taskctl show ${failed}\n`);
+  });
+
+  it('in a script format nothing else names the items: the error keeps its hint', async () => {
+    const { run, failed, fine } = await ended();
+    const result = await run(['wait', String(failed), String(fine), '-o', 'json'], person);
+    expect(result.code).toBe(10);
+    expect(result.stderr).toContain(`See the items: taskctl show ${failed}\n`);
+  });
+});
