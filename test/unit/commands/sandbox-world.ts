@@ -226,6 +226,27 @@ export async function ctrlCAtFirstLongWait(world: World, argv: string[], home: s
 }
 
 /**
+ * A chunked create or retry (`run`, given the clock and signal to run with) stopped in doubt: its first POST answered,
+ * its second reset before it reaches the service, and Ctrl-C at the run's first wait of 2 s or more (the check of
+ * that chunk). What it printed; the faults are cleared after it, and its exit code is the caller's to check.
+ */
+export async function stoppedInChunk2Check(
+  world: World,
+  run: (stop: { clock: Clock; signal: AbortSignal }) => Promise<RunResult>,
+): Promise<RunResult> {
+  // A delay of nothing: a fault meets one request, so the first POST passes and the second is the one reset.
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
+  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
+  const controller = new AbortController();
+  const result = await run({
+    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
+    signal: controller.signal,
+  });
+  await world.clearFaults();
+  return result;
+}
+
+/**
  * `argv` (a create or retry in `home`) with its POST met by `fault` (`reset-before`: lost before reaching the service;
  * `reset-after`: acted on, its answer lost), stopped by Ctrl-C 1 s into the check of that POST: exit 130, the job's
  * chunk in doubt. Returns the job's id, from the hint it printed.

@@ -9,9 +9,8 @@ import { ACCOUNT_COMMANDS, COMMANDS, KEY_FROM_STDIN_NOTE, hintGlobals } from '..
 import { shellWord } from '../../../src/lib/shell-word.js';
 import { createMemoryIO } from '../../../src/output/memory-io.js';
 import { buildProgram } from '../../../src/program.js';
-import { ctrlCWhen } from '../../clock.js';
 import { runTaskctl, sandboxRun, type RunOptions } from '../commands/run-in-process.js';
-import { worldEachTest, type World } from '../commands/sandbox-world.js';
+import { stoppedInChunk2Check, worldEachTest, type World } from '../commands/sandbox-world.js';
 
 const S = 'domain_check_availability';
 
@@ -138,18 +137,15 @@ describe('a relative TASKCTL_STATE_DIR, followed verbatim', () => {
   worldEachTest('taskctl-relative-state-', (w, d) => ((world = w), (dir = d)));
 
   it('the hint of an interrupted create runs from another directory, where the variable names another state directory', async () => {
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
     const here = { ...world.env, TASKCTL_STATE_DIR: relative(process.cwd(), join(dir, 'here')) };
-    const created = await runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
-      env: here,
-      home: dir,
-      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-      signal: controller.signal,
-    });
+    const created = await stoppedInChunk2Check(world, (stop) =>
+      runTaskctl(['create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
+        env: here,
+        home: dir,
+        ...stop,
+      }),
+    );
     expect(created.code, created.stderr).toBe(130);
-    await world.clearFaults();
     const hint = /Continue it with: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
     expect(hint).toMatch(new RegExp(`^taskctl resume ${join(dir, 'here', 'jobs')}/j-[0-9a-z]+\\.jsonl$`));
     // The same relative value from another directory: another state directory, which knows no such job id.
@@ -180,15 +176,10 @@ describe('hints of a run with --profile, followed verbatim', () => {
 
   it('an interrupted create says `taskctl --profile p2 resume ID`, which continues the job; stdout has ids only', async () => {
     await login('p2');
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
-    const created = await run(['--profile', 'p2', 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
-      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-      signal: controller.signal,
-    });
+    const created = await stoppedInChunk2Check(world, (stop) =>
+      run(['--profile', 'p2', 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], stop),
+    );
     expect(created.code, created.stderr).toBe(130);
-    await world.clearFaults();
     const hint = /Continue it with: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
     expect(hint).toMatch(/^taskctl --profile p2 resume j-[0-9a-z]+$/);
     expect(created.stdout).toMatch(/^(\d+\n)+$/);
@@ -221,9 +212,6 @@ describe('hints of a run with --profile, followed verbatim', () => {
     mkdirSync(elsewhere);
     const key = join(here, 'my key.txt');
     writeFileSync(key, `${world.sandbox.apiKey}\n`);
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
     const cwd = process.cwd();
     let created: Awaited<ReturnType<typeof run>>;
     let jobs: Awaited<ReturnType<typeof run>>;
@@ -231,12 +219,10 @@ describe('hints of a run with --profile, followed verbatim', () => {
     try {
       process.chdir(here);
       const argv = ['--base-url', world.sandbox.url, '--api-key-file', 'my key.txt'];
-      created = await run([...argv, 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], {
-        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-        signal: controller.signal,
-      });
+      created = await stoppedInChunk2Check(world, (stop) =>
+        run([...argv, 'create', S, 'a.com', 'b.com', 'c.com', '--chunk-size', '1', '-q'], stop),
+      );
       expect(created.code, created.stderr).toBe(130);
-      await world.clearFaults();
       const flags = `--base-url ${world.sandbox.url} --api-key-file '${key}'`;
       const jobsHint = /^job j-[0-9a-z]+: (taskctl .*)$/m.exec(created.stderr)?.[1] ?? '';
       expect(jobsHint, created.stderr).toBe(`taskctl ${flags} jobs`);

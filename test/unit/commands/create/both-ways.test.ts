@@ -10,9 +10,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { LISTED_IDS } from '../../../../src/core/follow/outcome.js';
 import { main } from '../../../../src/main.js';
 import { createMemoryStream } from '../../../../src/output/memory-io.js';
-import { startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
+import { startSandboxWorld, stoppedInChunk2Check, worldEachTest, type World } from '../sandbox-world.js';
 import { brokenStdout } from '../broken-stdout.js';
-import { ctrlCWhen, T0 } from '../../../clock.js';
+import { T0 } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -138,13 +138,9 @@ describe.each(MODES)('%s create', (mode) => {
 
   it('Ctrl-C part-way: exit 130 naming the tasks created before it', async () => {
     // The second chunk's POST is reset before it reaches the server; Ctrl-C while that is checked.
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
-    const result = await create(mode, [...ITEMS, '--chunk-size', '1', '-q'], {
-      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-      signal: controller.signal,
-    });
+    const result = await stoppedInChunk2Check(world, (stop) =>
+      create(mode, [...ITEMS, '--chunk-size', '1', '-q'], stop),
+    );
     const [only] = await ids();
     expect(result.code).toBe(130);
     expect(result.stdout.trim()).toBe(String(only));
@@ -260,13 +256,9 @@ describe('create --wait: the pace of its first look, and a run stopped before th
     'Ctrl-C part-way through the chunks (-o %s): the task created has its record on stdout, one whole document',
     async (format) => {
       // The second chunk's POST is reset before it reaches the server; Ctrl-C while that is checked.
-      await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-      await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-      const controller = new AbortController();
-      const result = await create('plain', [...ITEMS, '--chunk-size', '1', '--wait', '-o', format], {
-        clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-        signal: controller.signal,
-      });
+      const result = await stoppedInChunk2Check(world, (stop) =>
+        create('plain', [...ITEMS, '--chunk-size', '1', '--wait', '-o', format], stop),
+      );
       const [only] = await ids();
       expect(result.code, result.stderr).toBe(130);
       expect(result.stderr).toMatch(new RegExp(`created 1 of 3 tasks before that: ${only}`));

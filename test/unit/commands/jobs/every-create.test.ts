@@ -26,8 +26,8 @@ import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js'
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { whileFailingFs, writesFailUnder } from '../../store/failing-fs.js';
 import { bootedAt, notRunningPid, OTHER_BOOT, OTHER_PIDNS } from '../../pids.js';
-import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen, T0 } from '../../../clock.js';
+import { stoppedInChunk2Check, worldEachTest, type World } from '../sandbox-world.js';
+import { T0 } from '../../../clock.js';
 import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -49,20 +49,12 @@ async function expectEachItemOnce(items: readonly string[]): Promise<void> {
   expect([...counts.values()].every((n) => n === 1)).toBe(true);
 }
 
-/** A Ctrl-C (the run's signal aborted) at the first sleep of at least `atMs` (virtual). */
-const ctrlCAt = (controller: AbortController, atMs: number) => ctrlCWhen(world.clock, controller, (ms) => ms >= atMs);
-
 /** A chunked create stopped by Ctrl-C while its second chunk's fate is checked: the job it printed. */
 async function interruptedCreate(items = ITEMS): Promise<{ id: string; stderr: string; stdout: string }> {
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const result = await run(['create', S, ...items, '--chunk-size', '1', '-q'], {
-    clock: ctrlCAt(controller, 2000),
-    signal: controller.signal,
-  });
+  const result = await stoppedInChunk2Check(world, (stop) =>
+    run(['create', S, ...items, '--chunk-size', '1', '-q'], stop),
+  );
   expect(result.code, result.stderr).toBe(130);
-  await world.clearFaults();
   return { id: jobId(result.stderr), stderr: result.stderr, stdout: result.stdout };
 }
 
@@ -186,15 +178,10 @@ describe('a job is known by its id, not by the path as typed', () => {
     const journal = join(dir, 'real', 'job.jsonl');
     mkdirSync(join(dir, 'real'));
     symlinkSync(join(dir, 'real'), join(dir, 'link'));
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
-    const stopped = await run(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], {
-      clock: ctrlCAt(controller, 2000),
-      signal: controller.signal,
-    });
+    const stopped = await stoppedInChunk2Check(world, (stop) =>
+      run(['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q'], stop),
+    );
     expect(stopped.code).toBe(130);
-    await world.clearFaults();
     const id = jobId(stopped.stderr);
     const copy = join(dir, 'copy.jsonl');
     cpSync(journal, copy);

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { JobStore } from '../../../../src/store/job-files.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
-import { runTaskctl, type RunOptions } from '../run-in-process.js';
-import { ctrlCWhen } from '../../../clock.js';
-import { supersededJob, worldEachTest, type World } from '../sandbox-world.js';
+import type { RunOptions } from '../run-in-process.js';
+import { stoppedByCtrlC, supersededJob, worldEachTest, type World } from '../sandbox-world.js';
 
 const ITEMS = ['prune-a.com', 'prune-b.com'];
 let world: World;
@@ -149,16 +148,7 @@ it('taken over by a re-run whose send of the chunk is in doubt: `superseded`, ke
 it('a `--journal FILE` job superseded (never pruned: the file is yours) does not keep the job that took it over once its own journal records that task', async () => {
   const file = join(dir, 'mine.jsonl');
   const create = ['create', 'domain_check_availability', ...ITEMS, '--chunk-size', '1', '-y', '-q'];
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const first = await runTaskctl([...create, '--journal', file], {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
-  expect(first.code, first.stderr).toBe(130);
-  await world.clearFaults();
+  await stoppedByCtrlC(world, [...create, '--journal', file], dir, 'reset-before');
   // Its job record dated 2 hours back: the re-run's window reaches its request, not its start (it takes it over).
   const [job = '', ...rest] = readFileSync(file, 'utf8').split('\n');
   const record = JSON.parse(job) as { id: string; created_at: string };

@@ -5,8 +5,7 @@
  * was exit 6, "top up the balance", and the same command run again with no top-up went through).
  */
 import { expect, it } from 'vitest';
-import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../../clock.js';
+import { stoppedInChunk2Check, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -19,17 +18,10 @@ worldEachTest('taskctl-resume-balance-', (w, d) => ((world = w), (dir = d)));
 async function stoppedInDoubt(): Promise<string> {
   // Chunk 1 answered; chunk 2's request reset, the run stopped while it watched the list for a late landing; then the
   // request lands (its task made on the service, within the window the run was watching).
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-  await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const stopped = await runTaskctl(['create', S, ...ITEMS, '--chunk-size', '1', '-q'], {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-    signal: controller.signal,
-  });
+  const stopped = await stoppedInChunk2Check(world, (stop) =>
+    runTaskctl(['create', S, ...ITEMS, '--chunk-size', '1', '-q'], { env: world.env, home: dir, ...stop }),
+  );
   expect(stopped.code, stopped.stderr).toBe(130);
-  await world.clearFaults();
   const id = /taskctl resume (j-[0-9a-z]+)/.exec(stopped.stderr)?.[1] ?? '';
   expect(id).not.toBe('');
   await world.createTask(S, ['b.com']);

@@ -8,9 +8,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runTaskctl, type RunOptions } from '../run-in-process.js';
-import { ctrlCWhen } from '../../../clock.js';
-import { stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
+import type { RunOptions } from '../run-in-process.js';
+import { ctrlCAtFirstLongWait, stoppedByCtrlC, worldEachTest, type World } from '../sandbox-world.js';
 import { journalLines, keepJournalLines, type JournalLine } from '../journal-lines.js';
 
 const S = 'domain_check_availability';
@@ -185,13 +184,11 @@ it('`--ignore-job B` the run did not need (B cannot create A’s chunks left): n
   await world.setBalance(100);
   // Ctrl-C 1 s into the check of its POST, lost on the way: the run went on, and still never names B.
   await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-  const controller = new AbortController();
-  const cancelled = await runTaskctl(hinted(poor.stderr, 'then continue it: ').concat('--ignore-job', b), {
-    env: world.env,
-    home: dir,
-    clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 1000),
-    signal: controller.signal,
-  });
+  const cancelled = await ctrlCAtFirstLongWait(
+    world,
+    hinted(poor.stderr, 'then continue it: ').concat('--ignore-job', b),
+    dir,
+  );
   expect(cancelled.code, cancelled.stderr).toBe(130);
   expect(cancelled.stderr).toContain(`Continue it with: taskctl resume ${a} --yes\n`);
   expect(cancelled.stderr).not.toContain('--ignore-job');

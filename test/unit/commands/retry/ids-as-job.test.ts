@@ -7,8 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { worldEachTest, type World } from '../sandbox-world.js';
-import { ctrlCWhen } from '../../../clock.js';
+import { stoppedInChunk2Check, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl, type RunOptions } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -94,13 +93,9 @@ describe('retry <id...> is a job', () => {
   it('Ctrl-C part-way: exit 130, the one next step `taskctl resume ID`; run verbatim it ends the job, each item once', async () => {
     const original = await failedTask();
     // The second chunk's POST is reset before it reaches the server; Ctrl-C while that is checked.
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'delay', delayMs: 0 });
-    await world.fault({ method: 'POST', path: '/tasks', kind: 'reset-before' });
-    const controller = new AbortController();
-    const stopped = await run(['retry', original, '--chunk-size', '1', '-y', '-q'], {
-      clock: ctrlCWhen(world.clock, controller, (ms) => ms >= 2000),
-      signal: controller.signal,
-    });
+    const stopped = await stoppedInChunk2Check(world, (stop) =>
+      run(['retry', original, '--chunk-size', '1', '-y', '-q'], stop),
+    );
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stdout.trim().split('\n')).toHaveLength(1);
     const next = stopped.stderr.trim().split('\n').at(-1) ?? '';
