@@ -205,10 +205,10 @@ export async function sendChunks(
 }
 
 /**
- * What this run has before sending, first on stdout: a chunk in doubt it settled has its task printed as a create's
- * (`resume -q | taskctl wait -` waits for it); a job of the same work taken (a create or retry) has its tasks printed
- * as a reused one is, each as it is read (taken-tasks.ts; `-q`: their ids, not read). A failed read (but a task the
- * service no longer has, left out) ends the run after the tasks before it.
+ * What this run has before sending, first on stdout, in chunk order: a chunk in doubt it settled has its task printed
+ * as a create's (`resume -q | taskctl wait -` waits for it); a job of the same work taken (a create or retry) has its
+ * tasks printed as a reused one is, each as it is read (taken-tasks.ts; `-q`: their ids, not read). A failed read (but
+ * a task the service no longer has, left out) ends the run after the tasks before it.
  */
 async function writeEarlier(
   ctx: Pick<Service, 'globals'>,
@@ -216,10 +216,25 @@ async function writeEarlier(
   state: SendState,
   output: TaskOutput,
 ): Promise<void> {
-  for (const task of state.settled ?? []) output.write(task);
+  const settled = [...(state.settled ?? [])].sort((a, b) => a.chunk - b.chunk);
+  let next = 0;
+  /** The settled chunks' tasks numbered below `chunk`, not yet written. */
+  const settledBelow = (chunk: number) => {
+    for (let entry = settled[next]; entry !== undefined && entry.chunk < chunk; entry = settled[++next])
+      output.write(entry.task);
+  };
   const taken = state.taken ?? [];
-  if (idsOnly(ctx.globals)) for (const { id } of taken) output.write(id);
-  else if (taken.length > 0) for await (const task of readTaken(api, taken)) output.write(task);
+  if (idsOnly(ctx.globals))
+    for (const { chunk, id } of taken) {
+      settledBelow(chunk);
+      output.write(id);
+    }
+  else
+    for await (const { chunk, task } of readTaken(api, taken)) {
+      settledBelow(chunk);
+      output.write(task);
+    }
+  settledBelow(Number.POSITIVE_INFINITY);
 }
 
 /** One chunk's create, its dispatches and failures told to the observer as they happen. */

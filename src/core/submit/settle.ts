@@ -201,7 +201,7 @@ async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt
       );
     if (holder === undefined) journal.adopted(chunk, task);
     else journal.adoptedOver(chunk, holder, task);
-    (state.settled ??= []).push(task);
+    (state.settled ??= []).push({ chunk, task });
     ctx.printer.info(`chunk ${chunk}: task ${id} adopted`);
   }
 }
@@ -395,7 +395,7 @@ async function settleCovered(
     );
   journal.covered(index, task, cover);
   state.local.settleJob({ journal: journal.id, chunk: index }, id);
-  (state.settled ??= []).push(task);
+  (state.settled ??= []).push({ chunk: index, task });
   ctx.printer.info(`chunk ${index}: task ${id} of ${by} covers its items`);
   return true;
 }
@@ -465,7 +465,7 @@ async function settleByScan(
   }
   if (verdict.kind === 'found' && !chunk.resendAsked) {
     journal.created(planned, verdict.task, 'recovered');
-    (state.settled ??= []).push(verdict.task);
+    (state.settled ??= []).push({ chunk: index, task: verdict.task });
     ctx.printer.info(`chunk ${index}: task ${verdict.task.id} was created by the interrupted request`);
     return;
   }

@@ -24,7 +24,7 @@ export function takenTasks(
 ): TakenTask[] {
   if (input.takes !== true || input.done === undefined) return [];
   if (options.wait && !idsOnly(ctx.globals)) return [];
-  const settled = new Set((state.settled ?? []).map((task) => task.id));
+  const settled = new Set((state.settled ?? []).map(({ task }) => task.id));
   const lost = new Set(input.observer?.lostChunks?.() ?? []);
   return [...input.done.entries()]
     .filter(([chunk, done]) => !lost.has(chunk) && !settled.has(done.task.id))
@@ -33,10 +33,13 @@ export function takenTasks(
 }
 
 /**
- * Each taken task read, in chunk order, read ahead as `show --job` reads; one the service no longer has is left out
- * (the `--job` commands name it). Any other failure is thrown at its turn, after the tasks before it.
+ * Each taken task read, with its chunk, in chunk order, read ahead as `show --job` reads; one the service no longer
+ * has is left out (the `--job` commands name it). Any other failure is thrown at its turn, after the tasks before it.
  */
-export async function* readTaken(api: ApiClient, taken: readonly TakenTask[]): AsyncGenerator<Task> {
+export async function* readTaken(
+  api: ApiClient,
+  taken: readonly TakenTask[],
+): AsyncGenerator<{ chunk: number; task: Task }> {
   const read = async ({ id }: TakenTask): Promise<Task | undefined> => {
     try {
       return await api.getTask(id);
@@ -49,6 +52,6 @@ export async function* readTaken(api: ApiClient, taken: readonly TakenTask[]): A
     items: (task: TakenTask) => task.items,
     bytes: (task: Task | undefined) => (task ? answerBytes(task) : 0),
   };
-  for await (const { answer } of readAhead(taken, read, sizes, SHOW_READ_AHEAD, rateBudgetAllows(api)))
-    if (answer) yield answer;
+  for await (const { unit, answer } of readAhead(taken, read, sizes, SHOW_READ_AHEAD, rateBudgetAllows(api)))
+    if (answer) yield { chunk: unit.chunk, task: answer };
 }

@@ -193,8 +193,11 @@ export interface SendState {
   reuse?: ReuseIndex;
   /** How long a create's request may still land after it was sent: its deadline (`--request-timeout`) and a margin. */
   landsWithinMs: number;
-  /** Tasks this run settled chunks in doubt with (recovered by a scan or adopted), in chunk order: printed as created. */
-  settled?: Task[];
+  /**
+   * Tasks this run settled chunks in doubt with (recovered by a scan, adopted or covered), each with its chunk: printed
+   * as created, in chunk order among the tasks a takeover prints.
+   */
+  settled?: Array<{ chunk: number; task: Task }>;
   /**
    * A create or retry that took another job of the same work (`PipelineInput.takes`): that job's tasks so far, in chunk
    * order, printed first as a reused task is, each as it is read (`-q`: their ids, read no further; taken-tasks.ts).

@@ -15,7 +15,7 @@ import { JobStore } from '../../../../src/store/job-files.js';
 import { ctrlCWhen, settle } from '../../../clock.js';
 import { Gate } from '../gate.js';
 import { runTaskctl, type RunResult } from '../run-in-process.js';
-import { stoppedByCtrlC, withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
+import { stoppedByCtrlC, stoppedInChunk2Check, withClosedStdout, worldEachTest, type World } from '../sandbox-world.js';
 
 const S = 'domain_check_availability';
 const ITEMS = Array.from({ length: 8 }, (_, i) => `same-${i + 1}.com`);
@@ -194,4 +194,25 @@ it('the re-run prints each task it takes as it is read: the first is on stdout b
   const { again, taken, beforeLast } = await takenAsRows();
   expect(again.code, again.stderr).toBe(0);
   expect(rowIds(beforeLast)).toContain(String(taken[0]));
+});
+
+it('a chunk in doubt that landed: the re-run prints every task in chunk order, the settled one in its place', async () => {
+  // Chunk 1 created, chunk 2's POST reset and the run stopped while it checked; then that request lands after all.
+  const items = ['order-1.com', 'order-2.com', 'order-3.com', 'order-4.com'];
+  const argv = ['create', S, ...items, '--chunk-size', '1', '-y', '-o', 'tsv'];
+  const stopped = await stoppedInChunk2Check(world, (stop) => runTaskctl(argv, { env: world.env, home: dir, ...stop }));
+  expect(stopped.code, stopped.stderr).toBe(130);
+  await world.createTask(S, ['order-2.com']);
+  const again = await run([...argv, '--reuse-window', '1h']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain('continuing job');
+  const byItem = new Map<string, number>();
+  for (const { id } of await world.tasks()) {
+    const [item] = (
+      JSON.parse((await run(['show', String(id), '-o', 'json'])).stdout) as { items: Array<{ target: string }> }
+    ).items;
+    byItem.set(item?.target ?? '', id);
+  }
+  expect(byItem.size).toBe(4);
+  expect(rowIds(again.stdout).map(Number)).toEqual(items.map((item) => byItem.get(item)));
 });

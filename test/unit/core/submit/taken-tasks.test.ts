@@ -43,7 +43,7 @@ const taken = [1, 2, 3, 4, 5].map((id) => ({ chunk: id, id, items: 1 }));
 function collect(api: ApiClient) {
   const got: number[] = [];
   const done = (async () => {
-    for await (const read of readTaken(api, taken)) got.push(read.id);
+    for await (const read of readTaken(api, taken)) got.push(read.task.id);
   })();
   return { got, done };
 }
