@@ -25,7 +25,9 @@ export async function dryRun(
       balance: balance.balance,
       balance_after: after,
       currency: balance.currency,
-      ...(normalised ? { normalised: normalised.count } : {}),
+      // Always a column, so that one parser reads every dry run: 0 where items are sent as given (a retry sends them
+      // as recorded; --no-validate as written).
+      normalised: normalised?.count ?? 0,
     };
   });
   // -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`.
@@ -37,7 +39,7 @@ export async function dryRun(
       // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
       ctx.printer.detail(Object.entries(result), {
         ...result,
-        ...(normalised ? { normalised_examples: normalised.first } : {}),
+        normalised_examples: normalised?.first ?? [],
       });
     }
   }

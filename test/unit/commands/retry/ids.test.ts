@@ -258,6 +258,18 @@ describe('taskctl retry', () => {
     expect(second?.balance_after).toBe(Number(first?.balance) - 6);
   });
 
+  it("--dry-run -o tsv has create's columns, normalised among them (a retry sends items as recorded: 0)", async () => {
+    const original = await made(S, ['ok.com', 'fail-a.com']);
+    finish();
+    const retried = await run(['retry', original, '--dry-run', '-o', 'tsv']);
+    const created = await run(['create', S, 'a.com', '--no-validate', '--dry-run', '-o', 'tsv']);
+    for (const dry of [retried, created]) expect(dry.code, dry.stderr).toBe(0);
+    const fields = (stdout: string) => stdout.trimEnd().split('\t');
+    expect(fields(retried.stdout)).toHaveLength(9);
+    expect(fields(retried.stdout).at(-1)).toBe('0');
+    expect(fields(created.stdout)).toHaveLength(9);
+  });
+
   it('several tasks still running are named together', async () => {
     const a = await made(S, ['fail-a.com']);
     const b = await made(S, ['fail-b.com']);
