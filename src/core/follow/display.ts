@@ -108,6 +108,8 @@ export class FollowDisplay {
   private final = false;
   /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
   private roundStartedAt: number | undefined;
+  /** When the round under way began (kept as its answers come): a task not answered since holds its elapsed time there. */
+  private roundDueAt: number | undefined;
   /** The rate limit holds the next round until `until` (`what`: `the rate limit (6 requests/min)`). */
   private hold: { until: number; what: string } | undefined;
 
@@ -121,6 +123,7 @@ export class FollowDisplay {
   /** A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. */
   roundStarted(): void {
     this.roundStartedAt = this.options.clock.now();
+    this.roundDueAt = this.roundStartedAt;
   }
 
   /**
@@ -235,6 +238,7 @@ export class FollowDisplay {
   /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
   round(): void {
     this.roundStartedAt = undefined;
+    this.roundDueAt = undefined;
     if (this.options.progress.mode !== 'lines') return;
     // While the service fails, no line repeats old counts under a fresh time stamp (nor an elapsed time run on past
     // what was read): each failed round's warning says how long ago the last answer came, the log's sign of life.
@@ -404,8 +408,12 @@ export class FollowDisplay {
       !ended && end !== undefined ? (left === undefined ? 'est. overdue' : `est. ${left} left`) : '',
     ];
     // Never less than a line of the task showed before (docs/behaviour.md#the-services-clock): not after a task the
-    // service reports going back, nor at the end of one whose block counted past its `completed_at`.
-    view.shown = Math.max(view.shown, elapsedOf(view, now, this.options.serviceNow?.(now) ?? now));
+    // service reports going back, nor at the end of one whose block counted past its `completed_at`. A task whose
+    // answer in the round under way has not come is told as of when the round began: one that ended while the service
+    // was stalled ends at its own time, not at the stall's.
+    const due = this.roundDueAt;
+    const told = due !== undefined && view.change.at < due ? Math.min(now, due) : now;
+    view.shown = Math.max(view.shown, elapsedOf(view, told, this.options.serviceNow?.(told) ?? told));
     return { task, ended, icon, status, timing, elapsed: clockTime(view.shown) };
   }
 

@@ -258,6 +258,38 @@ describe('FollowDisplay on a terminal', () => {
     expect(estimate()).toBe('0:29');
   });
 
+  it('the elapsed time holds while an answer is awaited: tasks that ended in the stall end at their own time', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
+    const lastOf = (id: number) =>
+      frames()
+        .join('\n')
+        .split('\n')
+        .filter((row) => row.includes(`task ${id} `))
+        .pop() ?? '';
+    advance(2000);
+    for (const id of [1, 2]) display.change(change(task(id, 'processing', 4), clock.now()));
+    display.round();
+    advance(1000);
+    display.roundStarted();
+    // The service stopped (SIGSTOP): 40 s without an answer.
+    for (let i = 0; i < 40; i++) {
+      advance(1000);
+      progress.refresh();
+    }
+    expect(lastOf(1)).toMatch(/ · 0:03$/);
+    // It answers, one task at a time: each had completed 5 s after it started, during the stall. The block is drawn
+    // between the two answers, with task 2 not read yet.
+    display.poll(change(task(1, 'completed', 10), clock.now()));
+    progress.refresh();
+    expect(lastOf(2)).toMatch(/ · 0:03$/);
+    display.poll(change(task(2, 'completed', 10), clock.now()));
+    display.round();
+    display.finish(false);
+    expect(lastOf(1)).toMatch(/^✓ task 1 completed .* · 0:05$/);
+    expect(lastOf(2)).toMatch(/^✓ task 2 completed .* · 0:05$/);
+  });
+
   it('paints a task by its tone, not its phase: completed with failed items is yellow, whole is green', () => {
     const { progress, clock, frames } = live(24, 80, true);
     const display = new FollowDisplay({ progress, clock, ids: [1, 2] });
