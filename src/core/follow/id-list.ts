@@ -1,7 +1,8 @@
 /**
- * The hint's command after a wait that did not finish, for many scattered ids without a job: `taskctl wait - < FILE`,
- * the ids written to a list in the state directory (docs/behaviour.md#for-people); undefined when they are few enough to
- * list, the wait is done, the sandbox ends with the command, or the list cannot be written.
+ * The hint's command that waits for `unfinished` (a wait that did not finish, or `--any`'s others), for many scattered
+ * ids without a job: `taskctl wait - < FILE`, the ids written to a list in the state directory
+ * (docs/behaviour.md#for-people); undefined when they are few enough to list, the sandbox ends with the command, or the
+ * list cannot be written.
  */
 import type { Runtime, Service } from '../capabilities.js';
 import { parsePositiveDuration } from '../../lib/duration.js';
@@ -9,14 +10,13 @@ import { shellWord } from '../../lib/shell-word.js';
 import { writeIdList } from '../../store/id-lists.js';
 import { stateDirectory } from '../../store/state-dir.js';
 import { DEFAULT_JOB_RETENTION_MS } from '../job/registry.js';
-import type { FollowResult } from './follow.js';
 import { tooManyToList } from './outcome.js';
 
 export async function idListCommand(
   ctx: Runtime & Service,
-  { reason, unfinished }: Pick<FollowResult, 'reason' | 'unfinished'>,
+  unfinished: readonly number[],
 ): Promise<string | undefined> {
-  if (reason === 'done' || ctx.ephemeralSandbox || !tooManyToList(unfinished)) return undefined;
+  if (ctx.ephemeralSandbox || !tooManyToList(unfinished)) return undefined;
   const path = writeIdList(
     stateDirectory(ctx.env),
     [...new Set(unfinished)].sort((a, b) => a - b),

@@ -226,7 +226,7 @@ export async function stoppedReadingIds(
   ids: readonly number[],
   options: Pick<WaitOptions, 'any' | 'until' | 'allowItemFailures'>,
 ): Promise<void> {
-  const command = await idListCommand(ctx, { reason: 'interrupted', unfinished: [...ids] });
+  const command = await idListCommand(ctx, ids);
   const line = sandboxAwareHint(
     ctx.ephemeralSandbox,
     `${BEFORE_FIRST_ANSWER}: ${resumeHint(ids, exitCodeFlags(options), command)}`,
@@ -254,7 +254,7 @@ async function saidKeyRefused(
   });
   if (unfinished.length === 0) return false;
   ctx.printer.error(error.message, sandboxAwareHint(ctx.ephemeralSandbox, error.hint));
-  const command = options.resumeCommand ?? (await idListCommand(ctx, { reason: 'interrupted', unfinished }));
+  const command = options.resumeCommand ?? (await idListCommand(ctx, unfinished));
   const next = sandboxAwareHint(ctx.ephemeralSandbox, stillRunningMessage(unfinished, exitCodeFlags(options), command));
   if (next !== undefined) ctx.printer.notice(next);
   ctx.exitCode = error.exitCode;
@@ -364,7 +364,9 @@ export async function waitForTasks(
   const listed = result.reason === 'done' ? result.tasks : shown;
   const itemsNamed = !idsOnly(ctx.globals) && listed.length > 0 && (await printOutcome(ctx, listed, result, options));
   const resumeFlags = exitCodeFlags(options);
-  const resumeCommand = options.resumeCommand ?? (await idListCommand(ctx, result));
+  // A wait that ends done goes on only after `--any`: for the tasks still running, named below.
+  const goesOn = result.reason !== 'done' || options.any === true;
+  const resumeCommand = options.resumeCommand ?? (goesOn ? await idListCommand(ctx, result.unfinished) : undefined);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
   if (result.reason === 'interrupted') {
@@ -390,6 +392,15 @@ export async function waitForTasks(
       const [message, next] = timeoutLines(result, ids.length, options.timeout, resume, why);
       ctx.printer.error(message, hint(next));
     }
+    // `--any` returned at the first end: the others go on, and so may the wait (with `--until processing` a task still
+    // running may be one that reached it: none is named).
+    const others =
+      result.reason === 'done' &&
+      options.any === true &&
+      options.until !== 'processing' &&
+      result.unfinished.length > 0;
+    const next = others ? hint(`still running: ${resume}`) : undefined;
+    if (next !== undefined) ctx.printer.notice(next);
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);
 }

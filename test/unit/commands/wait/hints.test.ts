@@ -220,3 +220,17 @@ describe('wait: a failed task after the end named its items', () => {
     expect(result.stderr).toContain(`See the items: taskctl show ${failed}\n`);
   });
 });
+
+describe('wait --any: the tasks left running', () => {
+  it('are named with the wait that goes on; a wait with none left names none', async () => {
+    const { run, sandbox } = await sandboxRun(1000);
+    const quick = await postTask(sandbox, SERVICE, ['a.com']);
+    const slow = await postTask(sandbox, SERVICE, ['slow-b.com']);
+    const first = await run(['wait', String(quick), String(slow), '--any'], person);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr.trimEnd().split('\n').at(-1)).toBe(`still running: taskctl wait ${slow} --any`);
+    const rest = await run(['wait', String(slow), '--any'], person);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).not.toContain('still running');
+  });
+});
