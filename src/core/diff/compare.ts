@@ -37,17 +37,27 @@ export class DiffTally {
   count(change: Change): void {
     if (change.kind === 'added') this.added++;
     else if (change.kind === 'removed') this.removed++;
-    else if (isBoolean(change.before) && isBoolean(change.after)) {
-      const flip = this.flips.get(change.field) ?? { up: 0, down: 0 };
-      if (change.after === 'true') flip.up++;
-      else flip.down++;
-      this.flips.set(change.field, flip);
-    } else this.fieldChanges.set(change.field, (this.fieldChanges.get(change.field) ?? 0) + 1);
+    else {
+      const from = truth(change.before);
+      const to = truth(change.after);
+      if (from !== undefined && to !== undefined && from !== to) {
+        const flip = this.flips.get(change.field) ?? { up: 0, down: 0 };
+        if (to) flip.up++;
+        else flip.down++;
+        this.flips.set(change.field, flip);
+      } else this.fieldChanges.set(change.field, (this.fieldChanges.get(change.field) ?? 0) + 1);
+    }
   }
 }
 
-function isBoolean(text: string | undefined): boolean {
-  return text === 'true' || text === 'false';
+/**
+ * A compared value's truth when it is a boolean: its JSON (`true`), or, compared as csv text, the `"true"` a csv cell of
+ * a boolean holds (show -o csv writes one so); undefined for any other value.
+ */
+function truth(text: string | undefined): boolean | undefined {
+  if (text === 'true' || text === '"true"') return true;
+  if (text === 'false' || text === '"false"') return false;
+  return undefined;
 }
 
 /** Pairs (checked between) that run without giving Ctrl-C a chance: the walk yields to the event loop this often. */

@@ -134,6 +134,20 @@ describe('diff of two tasks', () => {
     expect(result.stdout).toMatch(/a\.com\s+available\s+false\s+true/);
   });
 
+  it('a csv side names boolean flips as a JSON side does: its "true" and "false" are the booleans show -o csv wrote', async () => {
+    const csv = file('r1.csv', 'task,target,status,available\n1,a.com,completed,false\n1,b.com,completed,true\n');
+    const after = file(
+      'r2.ndjson',
+      ndjson([
+        { task: 1, target: 'a.com', status: 'completed', available: true },
+        { task: 1, target: 'b.com', status: 'completed', available: false },
+      ]),
+    );
+    const result = await runTaskctl(['diff', csv, after, '-o', 'table']);
+    expect(result.code, result.stderr).toBe(15);
+    expect(result.stdout).toContain('2 of 2 items changed: 1 became available, 1 became unavailable\n');
+  });
+
   it('a task still running: its items without a result are compared as they are, and stderr says so (exit 15)', async () => {
     const api = mockApi();
     replyTask(api, 1, [avail('a.com', true), avail('b.com', false), avail('c.com', true)]);
