@@ -10,9 +10,9 @@ import {
   isPlainFailure,
   itemCounts,
   itemsContradicted,
+  listedShort,
   taskPhase,
   taskTone,
-  listedShort,
 } from '../../lib/task-state.js';
 import { EPHEMERAL_SANDBOX_NOTE, sandboxAwareHint } from '../sandbox-hint.js';
 import { counted } from '../../output/plural.js';
@@ -33,7 +33,7 @@ export function nameFailedTasks(
     allowItemFailures = false,
     showCommand,
     itemsNamed = false,
-  }: { allowItemFailures?: boolean; showCommand?: string; itemsNamed?: boolean } = {},
+  }: { allowItemFailures?: boolean | undefined; showCommand?: string | undefined; itemsNamed?: boolean } = {},
 ): void {
   const partial: Array<{ id: number; failed: number }> = [];
   for (const task of tasks) {

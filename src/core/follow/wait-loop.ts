@@ -377,7 +377,8 @@ export async function waitForTasks(
     if (next !== undefined) ctx.printer.notice(next);
   } else {
     // Also after a timeout: a task that already failed is named, or the resume hint alone would hide it.
-    nameFailedTasks(ctx, result.tasks, { ...options, itemsNamed });
+    const { allowItemFailures, showCommand } = options;
+    nameFailedTasks(ctx, result.tasks, { allowItemFailures, showCommand, itemsNamed });
     if (result.outage) {
       const failure = outage.outageError({
         ...result.outage,
