@@ -364,8 +364,12 @@ export async function waitForTasks(
   const listed = result.reason === 'done' ? result.tasks : shown;
   const itemsNamed = !idsOnly(ctx.globals) && listed.length > 0 && (await printOutcome(ctx, listed, result, options));
   const resumeFlags = exitCodeFlags(options);
-  // A wait that ends done goes on only after `--any`: for the tasks still running, named below.
-  const goesOn = result.reason !== 'done' || options.any === true;
+  // `--any` returned at the first end: the others go on, and so may the wait (with `--until processing` a task still
+  // running may be one that reached it: none is named).
+  const othersRunning =
+    result.reason === 'done' && options.any === true && options.until !== 'processing' && result.unfinished.length > 0;
+  // A wait that ends done goes on only for those: the list of many ids is written only for a hint that names it.
+  const goesOn = result.reason !== 'done' || othersRunning;
   const resumeCommand = options.resumeCommand ?? (goesOn ? await idListCommand(ctx, result.unfinished) : undefined);
   const hint = (text: string) => sandboxAwareHint(ctx.ephemeralSandbox, text);
   const resume = resumeHint(result.unfinished, resumeFlags, resumeCommand);
@@ -393,14 +397,7 @@ export async function waitForTasks(
       const [message, next] = timeoutLines(result, ids.length, options.timeout, resume, why);
       ctx.printer.error(message, hint(next));
     }
-    // `--any` returned at the first end: the others go on, and so may the wait (with `--until processing` a task still
-    // running may be one that reached it: none is named).
-    const others =
-      result.reason === 'done' &&
-      options.any === true &&
-      options.until !== 'processing' &&
-      result.unfinished.length > 0;
-    const next = others ? hint(`still running: ${resume}`) : undefined;
+    const next = othersRunning ? hint(`still running: ${resume}`) : undefined;
     if (next !== undefined) ctx.printer.notice(next);
   }
   if (options.report?.length && result.reason !== 'interrupted') await reportTasks(ctx, options.report, result.tasks);

@@ -2,7 +2,7 @@
  * Hints after a wait name a short command that runs: `$(seq A B)` for a run of ids, `--job FILE` for a job; a file a
  * hint names is named by its absolute path, whatever directory the command ran in, so the hint runs from any other.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idArgs, LISTED_IDS } from '../../../../src/core/follow/outcome.js';
@@ -159,6 +159,28 @@ describe('wait: many scattered ids without a job', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/still running: taskctl wait - < \S+\n$/);
     expect(listed(result.stderr).ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('--any names the others by their file; --until processing --any names none, and writes none', async () => {
+    const { run, sandbox } = await sandboxRun(60_000);
+    // One task of a minute, then more scattered ones than a hint lists, each of ten (`slow-`).
+    const ids = [await postTask(sandbox, SERVICE, ['q.com'])];
+    for (let i = 0; i < 2 * (LISTED_IDS + 1); i++) {
+      const id = await postTask(sandbox, SERVICE, [`slow-${i}.com`]);
+      if (i % 2 === 0) ids.push(id);
+    }
+    const home = tempDir();
+    const any = await run(['wait', ...ids.map(String), '--any'], { ...person, home });
+    expect(any.code, any.stderr).toBe(0);
+    expect(listed(any.stderr).ids).toEqual(ids.slice(1));
+    const other = tempDir();
+    const started = await run(['wait', ...ids.map(String), '--any', '--until', 'processing'], {
+      ...person,
+      home: other,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stderr).not.toContain('still running');
+    expect(existsSync(join(other, 'state', 'ids'))).toBe(false);
   });
 
   it('with an unwritable state directory the hint lists the ids as before', async () => {
