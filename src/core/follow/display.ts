@@ -106,10 +106,11 @@ export class FollowDisplay {
   private trouble: Trouble | undefined;
   /** The wait has ended: its lines are the state it ended in, nothing that would move on. */
   private final = false;
-  /** When the poll round now under way began (undefined between rounds): a hung request shows as one. */
+  /**
+   * When the poll round now under way began (undefined between rounds): a hung request shows as one, and a task not
+   * answered since holds its elapsed time there.
+   */
   private roundStartedAt: number | undefined;
-  /** When the round under way began (kept as its answers come): a task not answered since holds its elapsed time there. */
-  private roundDueAt: number | undefined;
   /** The rate limit holds the next round until `until` (`what`: `the rate limit (6 requests/min)`). */
   private hold: { until: number; what: string } | undefined;
 
@@ -123,7 +124,6 @@ export class FollowDisplay {
   /** A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. */
   roundStarted(): void {
     this.roundStartedAt = this.options.clock.now();
-    this.roundDueAt = this.roundStartedAt;
   }
 
   /**
@@ -143,9 +143,15 @@ export class FollowDisplay {
 
   /** The round under way has waited this long for an answer past AWAIT_NOTICE_MS, else undefined. */
   private awaited(now: number): number | undefined {
-    if (this.trouble || this.roundStartedAt === undefined) return undefined;
-    const waited = now - this.roundStartedAt;
+    const waitingSince = this.waitingSince();
+    if (this.trouble || waitingSince === undefined) return undefined;
+    const waited = now - waitingSince;
     return waited >= AWAIT_NOTICE_MS ? waited : undefined;
+  }
+
+  /** Since when the round under way has waited for an answer: its start, or its last answer (undefined between rounds). */
+  private waitingSince(): number | undefined {
+    return this.roundStartedAt === undefined ? undefined : Math.max(this.roundStartedAt, this.lastAnswerAt);
   }
 
   /** An answer that is no task's (a page of the task list): the stall, if any, is over. */
@@ -171,7 +177,6 @@ export class FollowDisplay {
   private answeredAt(at: number): void {
     this.lastAnswerAt = Math.max(this.lastAnswerAt, at);
     this.answered = true;
-    if (this.roundStartedAt !== undefined) this.roundStartedAt = Math.max(this.roundStartedAt, at);
     this.trouble = undefined;
     if (this.options.progress.mode === 'live') this.options.progress.refresh();
   }
@@ -238,7 +243,6 @@ export class FollowDisplay {
   /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
   round(): void {
     this.roundStartedAt = undefined;
-    this.roundDueAt = undefined;
     if (this.options.progress.mode !== 'lines') return;
     // While the service fails, no line repeats old counts under a fresh time stamp (nor an elapsed time run on past
     // what was read): each failed round's warning says how long ago the last answer came, the log's sign of life.
@@ -400,7 +404,7 @@ export class FollowDisplay {
     const end = quiet ? undefined : view.change.predictedEnd;
     // The estimate counts down only while answers come when due: from the moment the next answer was due (the round
     // under way began) until it comes, the estimate holds, as the counts do (docs/behaviour.md#spinners-and-progress).
-    const asOf = Math.min(now, this.roundStartedAt ?? now);
+    const asOf = Math.min(now, this.waitingSince() ?? now);
     // A countdown rounds up, as a timer does: 400 ms left is 0:01, and 0:00 is never shown while time is left.
     const left = end !== undefined && end > asOf ? clockTime(Math.ceil((end - asOf) / 1000) * 1000) : undefined;
     const timing = [
@@ -411,7 +415,7 @@ export class FollowDisplay {
     // service reports going back, nor at the end of one whose block counted past its `completed_at`. A task whose
     // answer in the round under way has not come is told as of when the round began: one that ended while the service
     // was stalled ends at its own time, not at the stall's.
-    const due = this.roundDueAt;
+    const due = this.roundStartedAt;
     const told = due !== undefined && view.change.at < due ? Math.min(now, due) : now;
     view.shown = Math.max(view.shown, elapsedOf(view, told, this.options.serviceNow?.(told) ?? told));
     return { task, ended, icon, status, timing, elapsed: clockTime(view.shown) };
