@@ -30,19 +30,16 @@ export async function dryRun(
       normalised: normalised?.count ?? 0,
     };
   });
+  // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
+  const documentOf = (result: (typeof results)[number]) => ({
+    ...result,
+    normalised_examples: normalised?.first ?? [],
+  });
   // -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`.
   if (idsOnly(ctx.globals)) ctx.printer.line(String(totalEstimate(batches)));
-  // Several services (a retry): -o json is one array, not several documents.
-  else if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results);
-  else {
-    for (const result of results) {
-      // JSON keeps the original text of the first few normalised items ({item, sent}); the count says how many in all.
-      ctx.printer.detail(Object.entries(result), {
-        ...result,
-        normalised_examples: normalised?.first ?? [],
-      });
-    }
-  }
+  // Several services (a retry): -o json is one array, not several documents, each with a single service's keys.
+  else if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results.map(documentOf));
+  else for (const result of results) ctx.printer.detail(Object.entries(result), documentOf(result));
   refuseAboveBalance(batches, balance, { prefix: 'dry run: ' });
   ctx.printer.info('dry run: nothing was created');
 }

@@ -256,6 +256,11 @@ describe('taskctl retry', () => {
     expect(second).toMatchObject({ service: W, estimate: 5, balance: first?.balance });
     expect(first?.balance_after).toBe(Number(first?.balance) - 1);
     expect(second?.balance_after).toBe(Number(first?.balance) - 6);
+    // Each element has the keys of a single service's object, so one parser reads both.
+    const single = await run(['retry', a, '--dry-run', '-o', 'json']);
+    const keys = Object.keys(JSON.parse(single.stdout) as object).sort();
+    expect(Object.keys(first ?? {}).sort()).toEqual(keys);
+    expect(first).toMatchObject({ normalised: 0, normalised_examples: [] });
   });
 
   it("--dry-run -o tsv has create's columns, normalised among them (a retry sends items as recorded: 0)", async () => {
