@@ -1,8 +1,9 @@
 /**
  * Fitting a table to the terminal's width, like gh and kubectl: a row never wraps and no word is broken across lines.
  * In order, until the table fits: long free-text columns give up width down to a soft minimum; the least important
- * columns are dropped (the highest `optional` rank first); free text shrinks further to its hard minimum. A table that
- * still cannot fit is stacked: one `KEY: value` card per row (output/stack.ts), every column in it.
+ * columns are dropped (the highest `optional` rank first), a name that yields to one of them cut before it goes;
+ * free text shrinks further to its hard minimum. A table that still cannot fit is stacked: one `KEY: value` card per
+ * row (output/stack.ts), every column in it.
  */
 
 /** Between two columns (table.ts draws two spaces). */
@@ -26,6 +27,11 @@ export interface FitColumn {
   /** Dropped when nothing else helps; higher ranks go first. Columns named in `--columns` have none. */
   optional?: number | undefined;
   /**
+   * A name (a task's service) kept whole while the optional columns ranked after this one go, then cut with `…`, down
+   * to `least`, before the column of this rank is dropped; whole again once it has gone. Needs `truncate`.
+   */
+  yieldsTo?: number | undefined;
+  /**
    * The answer (an item's result, its error): dropped last, after other free text has shrunk to its hard minimum; as
    * free text it keeps ANSWER_MIN (the rows stack rather than squeeze it), and the last optional one is never dropped.
    */
@@ -47,23 +53,34 @@ function total(widths: readonly number[], shown: readonly number[]): number {
 
 /**
  * The narrowest a column may become at this stage: free text down to `min` (never below its header or a word), the
- * answer's never below ANSWER_MIN.
+ * answer's never below ANSWER_MIN; a name that yields only once it `gives` way, and then down to its least.
  */
-function floor(column: FitColumn | undefined, min: number): number {
+function floor(column: FitColumn | undefined, min: number, gives: boolean): number {
   if (!column) return 0;
   if (!column.truncate) return column.natural;
+  if (column.yieldsTo !== undefined) {
+    return gives ? Math.min(column.natural, Math.max(column.header, column.least ?? 0)) : column.natural;
+  }
   const least = Math.max(min, column.answer === true ? ANSWER_MIN : 0);
   return Math.min(column.natural, Math.max(least, column.header, column.least ?? 0));
 }
 
-/** Shrinks the widest free-text columns one step at a time (the fairest cut) until the table fits or none can give. */
-function shrink(columns: readonly FitColumn[], shown: readonly number[], budget: number, min: number): number[] {
+/**
+ * Shrinks the widest free-text columns one step at a time (the fairest cut) until the table fits or none can give; a
+ * name that yields gives only when the next column to go is one it yields to (`rank` at most its own), or none is left.
+ */
+function shrink(
+  columns: readonly FitColumn[],
+  shown: readonly number[],
+  budget: number,
+  { min, rank }: { min: number; rank: number },
+): number[] {
   const widths = columns.map((c) => c.natural);
   let excess = total(widths, shown) - budget;
   while (excess > 0) {
     let widest = -1;
     for (const i of shown) {
-      if ((widths[i] ?? 0) <= floor(columns[i], min)) continue;
+      if ((widths[i] ?? 0) <= floor(columns[i], min, (columns[i]?.yieldsTo ?? -1) >= rank)) continue;
       if (widest < 0 || (widths[i] ?? 0) > (widths[widest] ?? 0)) widest = i;
     }
     if (widest < 0) break;
@@ -82,20 +99,24 @@ function dropOrder(columns: readonly FitColumn[], answer: boolean): number[] {
 
 export function fitColumns(columns: readonly FitColumn[], budget: number): Fit {
   let shown = columns.map((_, i) => i);
-  let widths = shrink(columns, shown, budget, SOFT_MIN);
-  for (const drop of dropOrder(columns, false)) {
+  /** The rank of the optional column to go next (a name yielding to it may give way first); 0 once none is left. */
+  const rankOf = (i: number | undefined) => (i === undefined ? 0 : (columns[i]?.optional ?? 0));
+  const others = dropOrder(columns, false);
+  let widths = shrink(columns, shown, budget, { min: SOFT_MIN, rank: rankOf(others[0]) });
+  for (const [n, drop] of others.entries()) {
     if (total(widths, shown) <= budget) return { shown, widths, stack: false };
     shown = shown.filter((i) => i !== drop);
-    widths = shrink(columns, shown, budget, SOFT_MIN);
+    widths = shrink(columns, shown, budget, { min: SOFT_MIN, rank: rankOf(others[n + 1]) });
   }
   if (total(widths, shown) <= budget) return { shown, widths, stack: false };
-  widths = shrink(columns, shown, budget, HARD_MIN);
+  const last = { min: HARD_MIN, rank: 0 };
+  widths = shrink(columns, shown, budget, last);
   // The answer's columns go only now, when even the shrunk text does not fit beside them; the first stays (the rows
   // stack rather than show an item without its result).
   for (const drop of dropOrder(columns, true).slice(0, -1)) {
     if (total(widths, shown) <= budget) return { shown, widths, stack: false };
     shown = shown.filter((i) => i !== drop);
-    widths = shrink(columns, shown, budget, HARD_MIN);
+    widths = shrink(columns, shown, budget, last);
   }
   return { shown, widths, stack: total(widths, shown) > budget };
 }

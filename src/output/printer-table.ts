@@ -62,7 +62,8 @@ async function fitTable<T>(
           ? leastCellWidth(texts.map((cells) => cells[i] ?? ''))
           : c.path === true
             ? Math.max(0, ...texts.map((cells) => textWidth((cells[i] ?? '').split('/').pop() ?? '') + 2))
-            : undefined,
+            : c.yieldsTo?.least,
+      yieldsTo: c.yieldsTo?.rank,
       optional: list?.chosen === true ? undefined : c.optional,
       answer: c.answer,
     })),

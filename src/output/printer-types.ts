@@ -27,6 +27,11 @@ export interface Column<T> {
   /** Table only, with `truncate`: a file path, cut at its start (`…/jobs/j-x.jsonl`), never in its middle. */
   path?: boolean;
   /**
+   * Table only, with `truncate`: a name kept whole while the optional columns ranked after `rank` go, then cut with
+   * `…` (to no less than `least` columns) before the column of that rank goes: a task's SERVICE gives way to its ITEMS.
+   */
+  yieldsTo?: { rank: number; least: number };
+  /**
    * Table only: text that may span lines (nested results as `key: value` lines): wrapped at word boundaries within the
    * column's fitted width, never cut. Like `truncate`, the column gives up width when the terminal is narrow.
    */

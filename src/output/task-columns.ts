@@ -39,21 +39,30 @@ export function countsRoom(total: number): number {
 
 /**
  * Machine formats keep the server's fields (`total_items`, ISO times, and the item counts last); a terminal shows the
- * item outcome and ages. At
- * a narrow terminal FINISHED, then COST, then ITEMS are left out (`--wide` keeps them); ID, SERVICE, STATUS and
- * CREATED stay, or the rows stack.
+ * item outcome and ages. At a narrow terminal FINISHED, then COST are left out, then SERVICE is cut (to 16 columns,
+ * `domain_check_av…`), then ITEMS are left out (`--wide` keeps them all); ID, SERVICE, STATUS and CREATED stay, or
+ * the rows stack.
  */
+/** ITEMS's rank among the columns left out at a narrow terminal: the last of them to go. */
+const ITEMS_RANK = 1;
+
 export function taskColumns(paint: StatusPainter, chalk?: ChalkInstance): Array<Column<Task>> {
   return [
     { header: 'ID', key: 'id', value: (t) => t.id, align: 'right' },
-    { header: 'SERVICE', key: 'service', value: (t) => t.service },
+    {
+      header: 'SERVICE',
+      key: 'service',
+      value: (t) => t.service,
+      truncate: true,
+      yieldsTo: { rank: ITEMS_RANK, least: 16 },
+    },
     { header: 'STATUS', key: 'status', value: (t) => t.status, style: (value, t) => paint(value, t) },
     {
       header: 'ITEMS',
       key: 'total_items',
       value: (t) => t.total_items,
       display: itemsText,
-      optional: 1,
+      optional: ITEMS_RANK,
       // The task's tone, like its status: a completed task with failed items is yellow, never green.
       ...(chalk ? { style: (text: string, t: Task) => paintTone(chalk, taskTone(t), text) } : {}),
     },

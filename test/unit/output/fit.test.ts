@@ -37,6 +37,33 @@ describe('fitColumns', () => {
   });
 });
 
+describe('fitColumns: a name that gives way', () => {
+  // ID, SERVICE (yields to rank 1, cut to no less than 16), ITEMS (rank 1), COST (rank 2), FINISHED (rank 3).
+  const columns = [
+    col(2),
+    col(25, { truncate: true, yieldsTo: 1, least: 16 }),
+    col(13, { optional: 1 }),
+    col(4, { optional: 2 }),
+    col(8, { optional: 3 }),
+  ];
+
+  it('is kept whole while the columns ranked after the one it yields to go', () => {
+    expect(fitColumns(columns, 59)).toMatchObject({ shown: [0, 1, 2, 3], widths: [2, 25, 13, 4, 8] });
+    expect(fitColumns(columns, 46)).toMatchObject({ shown: [0, 1, 2], widths: [2, 25, 13, 4, 8] });
+  });
+
+  it('is cut, down to its least, before the column it yields to goes', () => {
+    expect(fitColumns(columns, 40)).toMatchObject({ shown: [0, 1, 2], widths: [2, 21, 13, 4, 8], stack: false });
+    expect(fitColumns(columns, 35)).toMatchObject({ shown: [0, 1, 2], widths: [2, 16, 13, 4, 8], stack: false });
+  });
+
+  it('is whole again once that column has gone, and cut in the last resort before the rows stack', () => {
+    expect(fitColumns(columns, 34)).toMatchObject({ shown: [0, 1], widths: [2, 25, 13, 4, 8], stack: false });
+    expect(fitColumns(columns, 20)).toMatchObject({ shown: [0, 1], widths: [2, 16, 13, 4, 8], stack: false });
+    expect(fitColumns(columns, 19).stack).toBe(true);
+  });
+});
+
 describe('fitColumns: dropping, then stacking', () => {
   it('drops every optional column before stacking, the highest rank first', () => {
     const columns = [col(10), col(10, { optional: 1 }), col(10, { optional: 3 }), col(10, { optional: 2 })];

@@ -45,6 +45,23 @@ describe('list on a terminal', () => {
     expect(result.stdout).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
 
+  it('at 60 and 50 columns the service gives way to the items: cut with …, never below 16 columns', async () => {
+    const api = mockApi();
+    const tasks = [task(12, 3, { completed_items: 7, failed_items: 1 }), task(11, 90, { service: 'email_verify' })];
+    page(api, 1, 1, tasks);
+    page(api, 1, 1, tasks);
+    const sixty = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 60, env: { NO_COLOR: '1' } });
+    expect(sixty.code, sixty.stderr).toBe(0);
+    expect(widest(sixty.stdout)).toBeLessThanOrEqual(60);
+    expect(sixty.stdout).toMatch(/^ *12 +domain_check_avai\S*… +completed +7\/8, 1 failed +3m ago$/m);
+    expect(sixty.stdout).toMatch(/^ *11 +email_verify +completed +8\/8 +1h ago$/m);
+    expect(sixty.stderr).toBe('2 columns hidden (COST, FINISHED): --wide or -o tsv\n');
+    // Too narrow for the items beside 16 columns of it: the items go, and the service is whole again.
+    const fifty = await runTaskctl(['list'], { api, stdoutTTY: true, columns: 50, env: { NO_COLOR: '1' } });
+    expect(fifty.stdout).toMatch(/^ *12 +domain_check_availability +completed +3m ago$/m);
+    expect(fifty.stderr).toBe('3 columns hidden (ITEMS, COST, FINISHED): --wide or -o tsv\n');
+  });
+
   it('colours the items by outcome: a completed task with failed items is yellow, not green', async () => {
     const api = mockApi();
     page(api, 1, 1, [task(12, 3, { completed_items: 7, failed_items: 1 }), task(13, 3)]);
