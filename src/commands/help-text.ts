@@ -35,7 +35,7 @@ export const EXIT_CODES: ReadonlyArray<[code: number, meaning: string]> = [
     13,
     "declined at the confirmation prompt (answered no, or no answer); nothing was created. Also auth login's key prompt left without a key (the input ended); nothing was saved",
   ],
-  [14, 'the output could not be written (full disk, I/O error); a closed pipe is exit 0'],
+  [14, 'the output, a journal or temporary files could not be written (full disk, I/O error); a closed pipe is exit 0'],
   [15, 'diff: the two sides differ (0 when they are the same)'],
   [124, 'wait/watch timed out with tasks still unfinished'],
   [129, 'stopped by SIGHUP (the terminal closed); as 130 otherwise'],

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CliError, ExitCode, systemErrorWords } from '../errors.js';
 
 // Scratch storage that lets items stream: what a later pass needs (the items to send, the hashes for de-duplication,
 // diff's sorted runs) is held in small buffers and, past them, in files of a private scratch directory made on first
@@ -46,8 +47,25 @@ export class Scratch {
   }
 
   path(name: string): string {
-    this.dir ??= makeScratchDir(this.parent);
+    this.dir ??= this.write(() => makeScratchDir(this.parent));
     return join(this.dir, name);
+  }
+
+  /**
+   * Runs a file call of this scratch: a system error (a full disk, a read-only or missing TMPDIR, no permission)
+   * becomes one the user can act on, exit 14 as for any file taskctl could not write; anything else goes on as it is.
+   */
+  write<T>(call: () => T): T {
+    try {
+      return call();
+    } catch (error) {
+      if (error instanceof CliError || typeof (error as { code?: unknown } | null)?.code !== 'string') throw error;
+      throw new CliError(
+        `cannot write temporary files in ${this.parent} (${systemErrorWords(error)})`,
+        ExitCode.outputFailed,
+        'Large inputs and diffs spill there: set TMPDIR to a directory with room that you can write to, then run the command again.',
+      );
+    }
   }
 
   dispose(): void {
@@ -219,8 +237,11 @@ export class ByteLog {
     if (this.used === 0) return;
     const bytes = this.buffer.subarray(0, this.used);
     this.onFlush?.(bytes);
-    this.fd ??= openSync(this.scratch.path(this.name), 'w+', 0o600);
-    for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
+    const path = this.scratch.path(this.name);
+    const fd = (this.fd ??= this.scratch.write(() => openSync(path, 'w+', 0o600)));
+    this.scratch.write(() => {
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+    });
     this.flushed += bytes.length;
     this.used = 0;
   }

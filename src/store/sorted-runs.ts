@@ -27,13 +27,15 @@ export class RunFiles {
   /** A new spill file, open for appending and reading until `dispose`. */
   file(): SpillFile {
     const path = this.scratch.path(`run-${++this.count}`);
-    const fd = openSync(path, 'w+', 0o600);
+    const fd = this.scratch.write(() => openSync(path, 'w+', 0o600));
     this.open.add(fd);
     let size = 0;
     return {
       append: (bytes) => {
         const at = size;
-        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+        this.scratch.write(() => {
+          for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+        });
         size += bytes.length;
         return at;
       },

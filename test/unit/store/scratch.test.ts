@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliError, ExitCode } from '../../../src/errors.js';
 import { ByteLog, Scratch, sweepScratch } from '../../../src/store/scratch.js';
 
 // time-lint: system time (files' mtimes, which the OS dates and the sweep compares with its clock)
@@ -124,5 +125,37 @@ describe('ByteLog', () => {
     expect(new ByteLog(scratch, 'small', 1024, undefined, 16).reserve(0)).toHaveLength(16);
     expect(new ByteLog(scratch, 'full', 1024).reserve(0)).toHaveLength(1024);
     scratch.dispose();
+  });
+});
+
+describe('a temporary directory that cannot take scratch files', () => {
+  /** What a run meets: a clear error naming the directory and TMPDIR, exit 14 (a file not written), never "a bug". */
+  const refused = (what: () => unknown, where: string) => {
+    let thrown: unknown;
+    try {
+      what();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(CliError);
+    const error = thrown as CliError;
+    expect(error.exitCode).toBe(ExitCode.outputFailed);
+    expect(error.message).toBe(`cannot write temporary files in ${where} (a part of the path is not a directory)`);
+    expect(error.hint).toMatch(/set TMPDIR to a directory with room that you can write to/);
+  };
+
+  it('a parent that is a file: making the directory is refused in words', () => {
+    const file = join(parent, 'not-a-dir');
+    writeFileSync(file, '');
+    refused(() => new Scratch(file).path('items'), file);
+  });
+
+  it('a spill that cannot be written: the log refuses in the same words', () => {
+    const file = join(parent, 'not-a-dir');
+    writeFileSync(file, '');
+    const log = new ByteLog(new Scratch(file), 'items', 16);
+    log.reserve(16).fill(1);
+    log.advance(16);
+    refused(() => log.reserve(8), file);
   });
 });
