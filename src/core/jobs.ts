@@ -382,7 +382,8 @@ function unreadableRow(stored: StoredJob, why: CliError | string): JobRow {
     journal: stored.path,
     bytes: diskBytes(stored),
     own: stored.own,
-    reason: words.filter((word) => word !== undefined && word !== '').join('; '),
+    // The error and its advice as two sentences (the advice starts with a capital, as on its own line).
+    reason: words.filter((word) => word !== undefined && word !== '').join('. '),
   };
 }
 

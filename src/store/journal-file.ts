@@ -647,7 +647,8 @@ function lockJob(path: string, lockPath: string, content?: Record<string, unknow
  * Each line on its own, found in the bytes as they are read: a line that is not JSON, or not UTF-8 (a bad copy, a
  * flipped byte: never read with its bytes replaced), before the last is kept as `{ type: UNREADABLE, line }`, so that
  * the records around it still count (core/submit/journal-records.ts says what it may have been). What follows the last
- * line break is a torn line, never a record: `goodBytes` ends at that line break. A UTF-8 BOM is skipped.
+ * line break is a torn line, never a record (unless it holds a zero byte: then a damaged line): `goodBytes` ends at
+ * that line break. A UTF-8 BOM is skipped.
  */
 class LineParser {
   private readonly records: unknown[] = [];
@@ -687,7 +688,11 @@ class LineParser {
   ) {}
 
   end(): { records: unknown[]; size: number; goodBytes: number } {
-    const bomOnly = this.lineNumber === 0 && Buffer.concat(this.partial).subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
+    const tail = Buffer.concat(this.partial);
+    const bomOnly = this.lineNumber === 0 && tail.subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
+    // A torn append is the start of a record, never a zero byte: zeros after the last line break are what a crash
+    // leaves where records were written (the size recorded, the data not), so they count as a damaged line.
+    if (tail.includes(0) && this.count < this.wanted) this.line(tail);
     return { records: this.records, size: this.size, goodBytes: bomOnly ? UTF8_BOM.length : this.goodBytes };
   }
 
@@ -698,7 +703,9 @@ class LineParser {
         : bytes;
     if (line.length === 0) return;
     this.count++;
-    this.onRecord(parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber });
+    this.onRecord(
+      parseLine(line) ?? { type: UNREADABLE_LINE, line: this.lineNumber, ...(line.includes(0) && { zeroed: true }) },
+    );
   }
 }
 

@@ -353,6 +353,8 @@ export class JobFold {
   private twoJobs = false;
   /** A readable record was met: the first one is the job's, or the journal is no job's. */
   private seenGood = false;
+  /** A damaged line held zero bytes (a crash where records were): the journal is damaged, never "not a journal". */
+  private zeroed = false;
   /** The highest chunk a readable record after the first names (how far a damaged line may reach). */
   private named = 0;
   /** The highest chunk a readable record names (how far the journal had got: journaled-run.ts, a journal put back). */
@@ -388,6 +390,7 @@ export class JobFold {
     const result = RecordSchema.safeParse(raw);
     if (!result.success) {
       this.damaged.push(lineOf(raw) ?? this.count);
+      this.zeroed ||= (raw as { zeroed?: unknown } | null)?.zeroed === true;
       return;
     }
     const record = result.data;
@@ -408,7 +411,7 @@ export class JobFold {
    */
   refuseNotAJob(): void {
     if (this.count > 0 && (this.state === undefined || this.damaged.includes(1)))
-      throw notAJob(this.path, this.tasks, this.damaged);
+      throw notAJob(this.path, this.tasks, this.damaged, this.zeroed);
   }
 
   /** Lines were read and none is a taskctl record: a file that is no journal at all (not a damaged one). */
@@ -420,7 +423,7 @@ export class JobFold {
   end(): JobState | undefined {
     if (this.count === 0) return undefined;
     const { state, damaged } = this;
-    if (state === undefined || damaged.includes(1)) throw notAJob(this.path, this.tasks, damaged);
+    if (state === undefined || damaged.includes(1)) throw notAJob(this.path, this.tasks, damaged, this.zeroed);
     if (this.twoJobs) throw new UsageError(`the journal ${this.path} holds two jobs`);
     state.damaged = damaged;
     if (this.relisted.size > 0 && this.again !== undefined) this.relist(state, this.again);
@@ -563,8 +566,19 @@ function unproven(state: JobState, named: number): void {
     state.done = false;
 }
 
-/** Not a journal, or one whose job record is lost: plain words, and the tasks its records name. */
-function notAJob(path: string, tasks: readonly number[], damaged: readonly number[]): UsageError {
+/**
+ * Not a journal, or one whose job record is lost: plain words, and the tasks its records name. Zeroed lines (a crash's)
+ * make it a damaged journal, never "not a journal": its run may have made tasks no readable record names.
+ */
+function notAJob(path: string, tasks: readonly number[], damaged: readonly number[], zeroed: boolean): UsageError {
+  const unnamed =
+    'Its run may have created tasks no record names: look for them with `taskctl list` before you create its items again.';
+  if (tasks.length === 0 && zeroed) {
+    return new UsageError(
+      `the journal ${path} is damaged: zero bytes where its records were (a crash), so the job cannot be continued from it`,
+      unnamed,
+    );
+  }
   if (tasks.length === 0) {
     return new UsageError(
       `${path} is not a taskctl journal (it does not start with a job record)`,
@@ -573,7 +587,7 @@ function notAJob(path: string, tasks: readonly number[], damaged: readonly numbe
   }
   return new UsageError(
     `the journal ${path} is damaged: ${damaged.includes(1) ? 'its job record (line 1) cannot be read' : 'it does not start with its job record'}, so the job cannot be continued from it; it names ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(' ')}`,
-    `These tasks exist: taskctl show ${tasks.slice(0, 20).join(' ')}${tasks.length > 20 ? ' …' : ''}`,
+    `These tasks exist: taskctl show ${tasks.slice(0, 20).join(' ')}${tasks.length > 20 ? ' …' : ''}${zeroed ? `\n${unnamed}` : ''}`,
   );
 }
 

@@ -676,7 +676,7 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
       expect(listed.code, listed.stderr).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, state: 'unreadable' })]);
       expect(listed.stderr).toMatch(
-        new RegExp(`job ${id}: the journal .* bytes, more than the 100 taskctl reads; Keep it`),
+        new RegExp(`job ${id}: the journal .* bytes, more than the 100 taskctl reads. Keep it`),
       );
       expect(listed.stderr).toMatch(/1 job on this machine/);
       const table = await run(['jobs']);

@@ -82,6 +82,20 @@ describe('a create stopped before it recorded its job', () => {
     expect((await run(['jobs', '--prune'])).code).toBe(0);
     expect(existsSync(join(jobs(), `${ID}.jsonl`))).toBe(true);
   });
+  it('a journal of zero bytes where its records were (a crash the file system did not finish) is never one', async () => {
+    mkdirSync(jobs(), { recursive: true });
+    writeFileSync(join(jobs(), `${ID}.jsonl`), Buffer.alloc(2600));
+    const listed = await run(['jobs']);
+    expect(listed.stderr).not.toMatch(/unfinished start|nothing of it was sent/);
+    expect((await run(['jobs', '--prune'])).stderr).not.toMatch(/unfinished start/);
+    expect(existsSync(join(jobs(), `${ID}.jsonl`))).toBe(true);
+    // Its resume says what it is and never to create the items again blind (its run may have bought them).
+    const resumed = await run(['resume', ID]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('is damaged: zero bytes where its records were (a crash)');
+    expect(resumed.stderr).toContain('look for them with `taskctl list` before you create its items again');
+    expect(resumed.stderr).not.toMatch(/run the create again|nothing of it was sent/i);
+  });
 });
 
 describe('copies of a job whose journal is gone', () => {
