@@ -121,9 +121,12 @@ export class FollowDisplay {
     if (options.progress.mode === 'live') options.progress.live((spin, maxLines) => this.frame(spin, maxLines));
   }
 
-  /** A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. */
+  /**
+   * A poll round begins: while its answer is slow to come, the live block says so instead of ticking on. After rounds
+   * that failed it keeps the first one's start: no answer has come since, so the tasks' times hold there.
+   */
   roundStarted(): void {
-    this.roundStartedAt = this.options.clock.now();
+    if (this.trouble === undefined || this.roundStartedAt === undefined) this.roundStartedAt = this.options.clock.now();
   }
 
   /**
@@ -242,7 +245,8 @@ export class FollowDisplay {
 
   /** After each poll round: plain mode prints throttled count lines that are due, and the heartbeat. */
   round(): void {
-    this.roundStartedAt = undefined;
+    // A round that failed leaves its start: the next one goes on waiting for the same answer.
+    if (this.trouble === undefined) this.roundStartedAt = undefined;
     if (this.options.progress.mode !== 'lines') return;
     // While the service fails, no line repeats old counts under a fresh time stamp (nor an elapsed time run on past
     // what was read): each failed round's warning says how long ago the last answer came, the log's sign of life.
@@ -396,7 +400,8 @@ export class FollowDisplay {
     const now = this.options.clock.now();
     const ended = isTerminal(task);
     const tick = this.earnedTick(view.change) ? paintTone(paint, taskTone(task), '✓') : paint.red('✗');
-    const icon = ended ? tick : spin === '' ? '' : paint.cyan(spin);
+    // A task still running when nothing spins (the end's lines) keeps the icon's column blank: its bar lines up.
+    const icon = ended ? tick : spin === '' ? ' ' : paint.cyan(spin);
     const status = paintTone(paint, taskTone(task), clean(task.status).padEnd(widths.status));
     // While the service does not answer, nothing that would move is shown: no rate, no estimate; nor once it ended.
     const quiet = this.final || this.trouble !== undefined || this.awaited(now) !== undefined;

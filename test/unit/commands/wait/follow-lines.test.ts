@@ -87,6 +87,20 @@ describe('wait: on a terminal', () => {
     expect(final).not.toMatch(new RegExp(`✗ task ${good}\\b`));
   });
 
+  it('a task still running at the end keeps the icon column, so its bar lines up with the ended ones', async () => {
+    const { run, create } = await setup(1000);
+    const quick = await create(domains(1, 'q'));
+    const slow = await create(domains(30, 's'));
+    const result = await run(['wait', String(quick), String(slow), '--any'], { stderrTTY: true, columns: 80 });
+    expect(result.code, result.stderr).toBe(0);
+    const final = plain(afterBlock(result.stderr)).split('\n');
+    const ended = final.find((line) => line.startsWith(`✓ task ${quick} `));
+    const running = final.find((line) => line.includes(`task ${slow} processing`));
+    expect(running).toMatch(new RegExp(`^  task ${slow} processing`));
+    const barAt = (line = '') => line.search(/[█░]/);
+    expect(barAt(running)).toBe(barAt(ended));
+  });
+
   it('Ctrl-C clears the block and prints the resume hint, exit 130', async () => {
     const { run, create, clock } = await setup(1000);
     const id = await create(domains(100));

@@ -106,7 +106,8 @@ describe('FollowDisplay on a terminal', () => {
         .split('\n')
         .filter((row) => row.includes('task 1'))
         .pop() ?? '';
-    expect(last).toMatch(/^task 1 processing █+░+ 40% +4\/10 · 0:02$/);
+    // The icon's column stays, blank: the bar lines up with those of tasks that ended.
+    expect(last).toMatch(/^ {2}task 1 processing █+░+ 40% +4\/10 · 0:02$/);
   });
 
   it('the elapsed time ticks between polls', () => {
@@ -288,6 +289,32 @@ describe('FollowDisplay on a terminal', () => {
     display.finish(false);
     expect(lastOf(1)).toMatch(/^✓ task 1 completed .* · 0:05$/);
     expect(lastOf(2)).toMatch(/^✓ task 2 completed .* · 0:05$/);
+  });
+
+  it('the elapsed time holds through rounds that fail (a stall past the request timeout), and at the end', () => {
+    const { progress, clock, frames, advance } = live(24);
+    const display = new FollowDisplay({ progress, clock, ids: [1] });
+    const last = () =>
+      frames()
+        .join('\n')
+        .split('\n')
+        .filter((row) => row.includes('task 1 '))
+        .pop() ?? '';
+    display.change(change(task(1, 'processing', 4), clock.now()));
+    display.round();
+    advance(2000);
+    // The service stopped: each round hangs until its request times out, fails, and the next one begins.
+    for (let round = 0; round < 4; round++) {
+      display.roundStarted();
+      advance(30_000);
+      display.unanswered('no answer in time');
+      display.round();
+      advance(5000);
+      progress.refresh();
+      expect(last()).toMatch(/ · 0:02$/);
+    }
+    display.finish(false);
+    expect(last()).toMatch(/^ {2}task 1 processing .* · 0:02$/);
   });
 
   it('paints a task by its tone, not its phase: completed with failed items is yellow, whole is green', () => {
