@@ -12,7 +12,8 @@ import { join, sep } from 'node:path';
 import { lockHolder, tryLock, type HeldLock, type LockOwner } from './lock-file.js';
 import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { makeStateDirectory } from './state-dir.js';
-import { systemErrorWords } from '../errors.js';
+import { systemErrorWords, UsageError } from '../errors.js';
+import { shellWord } from '../lib/shell-word.js';
 
 /** The files beside a journal that belong to it: the copies of stdin and of the arguments. */
 const COPIES = ['.input', '.args'] as const;
@@ -131,12 +132,7 @@ export class JobStore {
    * per job: nothing can use them. A create writes its copies only after its journal exists, under the job's locks.
    */
   leftovers(): LeftoverCopies[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.jobsDir);
-    } catch {
-      return [];
-    }
+    const names = jobNames(this.jobsDir);
     const journals = new Set(names.filter((name) => name.endsWith('.jsonl')));
     const byId = new Map<string, LeftoverCopies>();
     for (const name of names) {
@@ -252,12 +248,7 @@ export class JobStore {
    */
   places(): Array<Pick<StoredJob, 'id' | 'path' | 'own'>> {
     const dir = this.jobsDir;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return []; // no state directory yet: no jobs
-    }
+    const names = jobNames(dir);
     const places: Array<Pick<StoredJob, 'id' | 'path' | 'own'>> = [];
     // One row per id: a ref beside a journal of its own id (an older taskctl wrote one) is not a second job.
     const owned = new Set(
@@ -302,6 +293,23 @@ export class JobStore {
     } catch {
       return undefined;
     }
+  }
+}
+
+/**
+ * The names in the state directory's `jobs`: none before a first job made it. One that cannot be read (another
+ * user's: `sudo taskctl` made it) is an error, never "no jobs": told its job is not there, a user would create the
+ * items again and pay twice.
+ */
+function jobNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(
+      `cannot read the jobs directory ${dir} (${systemErrorWords(error)})`,
+      `taskctl records its jobs there: run it as the user who owns the directory (\`ls -ld ${shellWord(dir)}\` says who), or make it yours again.`,
+    );
   }
 }
 

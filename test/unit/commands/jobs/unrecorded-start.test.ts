@@ -98,6 +98,19 @@ describe('a create stopped before it recorded its job', () => {
   });
 });
 
+describe('a jobs directory that cannot be read', () => {
+  it('is an error naming it, never "0 jobs" or "no job": the job may be there', async () => {
+    mkdirSync(join(home, 'state'), { recursive: true });
+    writeFileSync(jobs(), ''); // not a directory: as unreadable as another user's (these tests may run as root)
+    for (const argv of [['jobs'], ['resume', ID], ['resume'], ['show', '--job', ID]]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toContain(`cannot read the jobs directory ${jobs()}`);
+      expect(result.stderr).not.toMatch(/0 jobs|no job|no interrupted job/);
+    }
+  });
+});
+
 describe('copies of a job whose journal is gone', () => {
   /** What a removal cut short between journal and copies (or a journal deleted by hand) leaves: copies only. */
   function orphanedCopies(id = ID): void {
