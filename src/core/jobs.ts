@@ -692,6 +692,8 @@ export async function runJobs(ctx: Output & Store & Service & Runtime & Process,
   await ctx.printer.list(shown, columns, json, {
     wide: options.wide === true,
     chosen: (options.columns?.length ?? 0) > 0,
+    // The count below says `0 jobs on this machine` (or why none is shown): no `No results.` above it.
+    emptyMessage: '',
   });
   // Once each, on stderr: why a listed job's journal cannot be read.
   for (const row of shown) if (row.reason !== undefined) ctx.printer.warn(`job ${row.id}: ${row.reason}`);

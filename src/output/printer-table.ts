@@ -122,7 +122,8 @@ export async function renderRowsTable<T>(
   const { options, out, emptyCell } = base;
   const allColumns = list?.chosen === true ? columns : columns.filter((column) => column.machine !== true);
   if (total === 0) {
-    if (!base.quiet) writeErr(base, `${message(base, list?.emptyMessage ?? 'No results.')}\n`);
+    const empty = list?.emptyMessage ?? 'No results.';
+    if (!base.quiet && empty !== '') writeErr(base, `${message(base, empty)}\n`);
     return;
   }
   const rows = allRows.length > TABLE_MAX_ROWS ? allRows.slice(0, TABLE_MAX_ROWS) : allRows;

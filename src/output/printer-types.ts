@@ -55,7 +55,10 @@ export interface Column<T> {
 export type DetailField = readonly [label: string, value: CellValue, style?: (value: string) => string];
 
 export interface ListOptions {
-  /** Table format, no rows: this message on stderr (suppressed by `quiet`). Default `No results.` */
+  /**
+   * Table format, no rows: this message on stderr (suppressed by `quiet`). Default `No results.`; '' for none (a
+   * summary after the table says it).
+   */
   emptyMessage?: string;
   /** Table format: every column at full width, whatever the terminal's width (`--wide`). */
   wide?: boolean;

@@ -107,7 +107,8 @@ function readConfig(path: string, warn?: (message: string) => void): ConfigFile 
   const invalid = (at: readonly PropertyKey[], message: string | undefined) =>
     new UsageError(
       `the config file ${path} is invalid at ${at.map(String).join('.') || '(root)'}: ${message ?? 'unknown problem'}`,
-      'Fix it with `taskctl config set`/`unset`, or edit the file.',
+      // Never `config set`/`unset`: they read the file first, and refuse it the same way.
+      'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
     );
   const shape = ConfigShapeSchema.safeParse(json);
   if (!shape.success) throw invalid(shape.error.issues[0]?.path ?? [], shape.error.issues[0]?.message);

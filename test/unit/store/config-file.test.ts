@@ -167,6 +167,10 @@ describe('openConfig', () => {
     await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toThrow(
       `the config file ${join(dir, 'config.json')} is invalid at profiles.default.output: should be one of "table", "tsv", "csv", "json", "ndjson"`,
     );
+    // Its advice is what works: `config set`/`unset` read the file first, and so refuse it the same way.
+    await expect(openConfig({ TASKCTL_CONFIG_DIR: dir }, () => {})).rejects.toMatchObject({
+      hint: 'Fix the file in an editor, or move it away and run `taskctl auth login` again.',
+    });
   });
 });
 

@@ -98,6 +98,18 @@ describe('a create stopped before it recorded its job', () => {
   });
 });
 
+describe('no jobs at all', () => {
+  it('on a terminal: the one line that says so, no "No results." above it', async () => {
+    const listed = await runTaskctl(['jobs'], { home, stdoutTTY: true, stderrTTY: true, columns: 120 });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe('');
+    // One sentence (wrapped at the terminal's width where the path is long).
+    expect(listed.stderr.replace(/\s+/g, ' ')).toMatch(
+      /^0 jobs on this machine; their journals use 0 bytes \(state directory: [^)]*\) $/,
+    );
+  });
+});
+
 describe('a jobs directory that cannot be read', () => {
   it('is an error naming it, never "0 jobs" or "no job": the job may be there', async () => {
     mkdirSync(join(home, 'state'), { recursive: true });
