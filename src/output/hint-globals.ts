@@ -42,6 +42,15 @@ export const ACCOUNT_COMMANDS = [
 export const KEY_FROM_STDIN_NOTE =
   'The API key came from stdin (--api-key-file -): give it to that command the same way.';
 
+/** A key file only this run can read: stdin, or a descriptor the shell opened for it (`<(pass show taskctl)`). */
+const KEY_STREAM = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(?:self|\d+)\/fd\/\d+)$/;
+
+/** The note for a key a hint cannot carry (KEY_STREAM), said once after the first hint. */
+function keyStreamNote(file: string): string {
+  if (file === '-') return KEY_FROM_STDIN_NOTE;
+  return `The API key came from ${file}, which only this run could read (a <(…) of the shell): give it to that command the same way.`;
+}
+
 const FLAG_NAMES = ['profile', 'base-url', 'api-key-file'] as const;
 type FlagName = (typeof FLAG_NAMES)[number];
 
@@ -82,17 +91,17 @@ export function hintGlobals(
   flags: AccountFlags,
   jobFile?: (id: string) => string | undefined,
 ): ((text: string) => string) | undefined {
-  const keyFromStdin = flags.apiKeyFile === '-';
+  const keyFromStream = flags.apiKeyFile !== undefined && KEY_STREAM.test(flags.apiKeyFile);
   const given: Array<[FlagName, string]> = [];
   if (flags.profile !== undefined) given.push(['profile', flags.profile]);
   if (flags.baseUrl !== undefined) given.push(['base-url', flags.baseUrl]);
   // A relative key file names another file from another directory: the hint names it by its absolute path.
-  if (flags.apiKeyFile !== undefined && !keyFromStdin) given.push(['api-key-file', resolve(flags.apiKeyFile)]);
-  if (given.length === 0 && !keyFromStdin && jobFile === undefined) return undefined;
+  if (flags.apiKeyFile !== undefined && !keyFromStream) given.push(['api-key-file', resolve(flags.apiKeyFile)]);
+  if (given.length === 0 && !keyFromStream && jobFile === undefined) return undefined;
   let noted = false;
   return (original) => {
     const text = jobFile ? namedByFile(original, jobFile) : original;
-    if (given.length === 0 && !keyFromStdin) return text;
+    if (given.length === 0 && !keyFromStream) return text;
     const seen = { hint: false };
     const rewritten = text.replace(HINT, (match: string, at: number) => {
       // Help is the same for every account: left as written. A flag the command names itself (`taskctl --profile
@@ -101,13 +110,13 @@ export function hintGlobals(
       const command = text.slice(at, at + commandLength(text.slice(at)));
       if (/ --help(?: |$)/.test(command)) return match;
       const added = given.filter(([name]) => !accountFlag(name).test(command));
-      // A key from stdin cannot be added: the note after the message says so, unless the command names its own key.
+      // A key from stdin or <(…) cannot be added: the note after the message says so, unless the command names its own.
       if (!accountFlag('api-key-file').test(command)) seen.hint = true;
       return `taskctl ${added.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
     });
-    if (!seen.hint || !keyFromStdin || noted) return rewritten;
+    if (!seen.hint || !keyFromStream || noted) return rewritten;
     noted = true;
-    return `${rewritten}\n${KEY_FROM_STDIN_NOTE}`;
+    return `${rewritten}\n${keyStreamNote(flags.apiKeyFile ?? '-')}`;
   };
 }
 

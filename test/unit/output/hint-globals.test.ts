@@ -105,6 +105,17 @@ describe('the rewrite of a message', () => {
     expect(stdin?.('the latest: taskctl show 7')).toBe('the latest: taskctl --profile p2 show 7');
   });
 
+  it("a key from the shell's <(…) (/dev/fd/63, /proc/self/fd/N) is not repeated either: it is gone with the run", () => {
+    for (const file of ['/dev/fd/63', '/proc/self/fd/12', '/dev/stdin']) {
+      const fd = hintGlobals({ apiKeyFile: file });
+      const said = fd?.('Continue it with: taskctl resume j-mx6f7y12yo00 --yes') ?? '';
+      expect(said).not.toContain('--api-key-file');
+      expect(said).toBe(
+        `Continue it with: taskctl resume j-mx6f7y12yo00 --yes\nThe API key came from ${file}, which only this run could read (a <(…) of the shell): give it to that command the same way.`,
+      );
+    }
+  });
+
   it('names every command of the tree but `sandbox` and `completion`', () => {
     const program = buildProgram(createMemoryIO().io, () => Promise.resolve());
     const commands = program.commands.map((command) => command.name()).filter((name) => !name.startsWith('_'));
