@@ -2,7 +2,8 @@
  * `Label:  value` lines for a terminal: `detail` screens, and the cards a table becomes when even its most important
  * columns do not fit side by side. Values are word-wrapped under their first line, never past the width, and never
  * inside a word or a `taskctl` command: a copy from the screen must be the path, target, id or command itself, so one
- * wider than the value column stands whole on a line of its own and the terminal wraps it (as `ls` lets a long name).
+ * wider than the value column stands whole on a line of its own (at the line's start when only that fits) and one
+ * wider than the line is left to the terminal to wrap (as `ls` lets a long name).
  */
 import { longestWord, textWidth, wrapText } from './width.js';
 
@@ -36,12 +37,15 @@ export function card(fields: readonly CardField[], width: number | undefined, st
   return fields
     .map((field, i) => {
       const label = labels[i] ?? '';
-      const beside =
-        width === undefined || (pad <= width / 2 && longestWord([field.value, field.tail ?? '']) <= width - pad);
-      const lines = valueLines(field, width === undefined ? undefined : width - (beside ? pad : NARROW_INDENT));
+      const longest = longestWord([field.value, field.tail ?? '']);
+      const beside = width === undefined || (pad <= width / 2 && longest <= width - pad);
+      // Below its label, a word that fits the line only without the indent starts the line: indented, the terminal
+      // would cut its last characters onto a line of their own (one wider than the line is cut whatever is done).
+      const under = width !== undefined && longest > width - NARROW_INDENT && longest <= width ? 0 : NARROW_INDENT;
+      const lines = valueLines(field, width === undefined ? undefined : width - (beside ? pad : under));
       const head = paintLabel(label);
       const first = beside ? `${head}${' '.repeat(pad - textWidth(label))}${lines[0] ?? ''}` : head;
-      const indent = ' '.repeat(beside ? pad : NARROW_INDENT);
+      const indent = ' '.repeat(beside ? pad : under);
       const rest = (beside ? lines.slice(1) : lines).map((line) => `${indent}${line}`);
       return `${[first, ...rest].map((line) => line.trimEnd()).join('\n')}\n`;
     })

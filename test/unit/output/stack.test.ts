@@ -52,6 +52,17 @@ describe('card', () => {
     ).toBe(`ID:       j-1\nJOURNAL:\n  ${path}\n`);
   });
 
+  it('a word that fits the line but not past the indent starts the line: the terminal never cuts its end off', () => {
+    const path = `/tmp/advA/state/taskctl/jobs/j-${'x'.repeat(12)}.jsonl`;
+    expect(textWidth(path)).toBe(49);
+    const fields = [
+      { label: 'ID', value: 'j-1' },
+      { label: 'JOURNAL', value: path },
+    ];
+    expect(card(fields, 50)).toBe(`ID:       j-1\nJOURNAL:\n${path}\n`);
+    expect(card(fields, 51)).toBe(`ID:       j-1\nJOURNAL:\n  ${path}\n`);
+  });
+
   it('keeps a command it names whole, as messages do', () => {
     const text = card([{ label: 'NEXT', value: 'run taskctl resume j-abcdefghijklmnop --profile staging' }], 40);
     expect(text).toBe('NEXT:  run\n       taskctl resume j-abcdefghijklmnop --profile staging\n');
