@@ -166,7 +166,9 @@ export function guardStdout(
       if (!held()) readerGone();
       return;
     }
-    if (!ended) tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
+    // Said on stdout only where a person reads it: in a pipe or a file, stdout is data, and exit 14 says it.
+    if (!ended && (stdout as { isTTY?: boolean }).isTTY === true)
+      tryWrite(stdout, `error: cannot write messages to stderr (${describeWriteError(error)})\n`);
     end(OUTPUT_FAILED_EXIT);
   });
 }

@@ -54,6 +54,17 @@ describe('guardStdout', () => {
     expect(run.err.written.join('')).toMatch(/^error: cannot write the output \(an input\/output error\)\n$/);
   });
 
+  it('stderr that cannot be written: the line goes to stdout only where a person reads it, never into data', () => {
+    const piped = guarded({ stdout: false, stderr: false });
+    piped.err.emit('error', failure('ENOSPC'));
+    expect(piped.exits).toEqual([14]);
+    expect(piped.out.written).toEqual([]);
+    const terminal = guarded({ stdout: true, stderr: false });
+    terminal.err.emit('error', failure('ENOSPC'));
+    expect(terminal.exits).toEqual([14]);
+    expect(terminal.out.written).toEqual(['error: cannot write messages to stderr (the disk is full)\n']);
+  });
+
   it('another error on a terminal is still exit 14 (a closed descriptor is not a hang-up)', () => {
     const run = guarded({ stdout: true, stderr: true });
     run.out.emit('error', failure('EBADF'));
