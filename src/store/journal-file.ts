@@ -29,6 +29,17 @@ import { heldLockHint, holderWords, lockHolder, tryLock, type HeldLock } from '.
 import { CliError, JournalMovedError, JournalWriteError, systemErrorWords, UsageError } from '../errors.js';
 import { writeAdvice, writeCause } from './write-advice.js';
 
+/**
+ * What a read of a journal's lines found: its records (unless handed on as read), its size, where its last complete
+ * line ends, and whether what follows is zeros (a crash's damage, not a torn append).
+ */
+interface LinesRead {
+  records: unknown[];
+  size: number;
+  goodBytes: number;
+  zeroedTail: boolean;
+}
+
 /** The `type` of a line that could not be read as JSON (its `line` is its number in the file). */
 const UNREADABLE_LINE = '(unreadable)';
 
@@ -134,13 +145,16 @@ export class JournalFile {
       // Read again under the locks: a run that held them may have appended meanwhile.
       let count = 0;
       const types = new Set<string>();
-      const { size, goodBytes } = readRecords(path, (record) => {
+      const { size, goodBytes, zeroedTail } = readRecords(path, (record) => {
         count++;
         types.add(typeOf(record));
         onRecord(record);
       });
-      // A torn last line (killed mid-append) is cut so the next record starts on a line of its own.
-      if (goodBytes < size) ftruncateSync(fd, goodBytes);
+      // A torn last line (killed mid-append) is cut so the next record starts on a line of its own. Zeros there are
+      // no torn append but records a crash lost: they are ended as a line, so every later read still meets the damage
+      // (a chunk they may have recorded stays in doubt until it is settled), and the next record starts after them.
+      if (goodBytes < size && zeroedTail) journalIo.write(fd, Buffer.from('\n'), 0);
+      else if (goodBytes < size) ftruncateSync(fd, goodBytes);
       return new JournalFile(path, fd, locks, count, types);
     } catch (error) {
       for (const lock of locks.reverse()) lock.release();
@@ -300,8 +314,8 @@ export function readJournalRecords(path: string, onRecord: (record: unknown) => 
   return readLines(path, refusedHint, Infinity, onRecord) !== undefined;
 }
 
-function readRecords(path: string, onRecord: (record: unknown) => void): { size: number; goodBytes: number } {
-  return readLines(path, undefined, Infinity, onRecord) ?? { size: 0, goodBytes: 0 };
+function readRecords(path: string, onRecord: (record: unknown) => void): LinesRead {
+  return readLines(path, undefined, Infinity, onRecord) ?? { records: [], size: 0, goodBytes: 0, zeroedTail: false };
 }
 
 /** A record's `type` ('' when it has none). */
@@ -316,7 +330,7 @@ function readLines(
   refusedHint?: (kind: string) => string,
   wanted = Infinity,
   onRecord?: (record: unknown) => void,
-): { records: unknown[]; size: number; goodBytes: number } | undefined {
+): LinesRead | undefined {
   const lines = new LineParser(onRecord, wanted);
   // Never "move it away": a job started again in its place would send every chunk again.
   const tooLargeHint =
@@ -687,13 +701,15 @@ class LineParser {
     private readonly wanted = Infinity,
   ) {}
 
-  end(): { records: unknown[]; size: number; goodBytes: number } {
+  end(): LinesRead {
     const tail = Buffer.concat(this.partial);
     const bomOnly = this.lineNumber === 0 && tail.subarray(0, UTF8_BOM.length).equals(UTF8_BOM);
     // A torn append is the start of a record, never a zero byte: zeros after the last line break are what a crash
     // leaves where records were written (the size recorded, the data not), so they count as a damaged line.
-    if (tail.includes(0) && this.count < this.wanted) this.line(tail);
-    return { records: this.records, size: this.size, goodBytes: bomOnly ? UTF8_BOM.length : this.goodBytes };
+    const zeroedTail = tail.includes(0);
+    if (zeroedTail && this.count < this.wanted) this.line(tail);
+    const goodBytes = bomOnly ? UTF8_BOM.length : this.goodBytes;
+    return { records: this.records, size: this.size, goodBytes, zeroedTail };
   }
 
   private line(bytes: Buffer): void {

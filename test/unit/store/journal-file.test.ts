@@ -294,6 +294,32 @@ describe('the lines of a journal, as bytes', () => {
     expect(readFileSync(path)).toEqual(Buffer.concat([kept, Buffer.from('{"type":"done"}\n')]));
   });
 
+  it('zero bytes after the last line (a crash where records were) are kept as a damaged line, never cut', () => {
+    const path = join(dir, 'job.jsonl');
+    const zeros = Buffer.alloc(300);
+    writeFileSync(path, Buffer.concat([Buffer.from(job), zeros]));
+    const records: unknown[] = [];
+    const file = JournalFile.open(
+      path,
+      () => undefined,
+      false,
+      (record) => records.push(record),
+    );
+    expect(records).toEqual([
+      { type: 'job', id: 'j-m5xunpc0abcd' },
+      { type: '(unreadable)', line: 2, zeroed: true },
+    ]);
+    file.append({ type: 'done' });
+    file.close();
+    // Every later read still meets the damage (a chunk it may have recorded stays in doubt until it is settled).
+    expect(readFileSync(path)).toEqual(Buffer.concat([Buffer.from(job), zeros, Buffer.from('\n{"type":"done"}\n')]));
+    expect(readJournal(path)).toEqual([
+      { type: 'job', id: 'j-m5xunpc0abcd' },
+      { type: '(unreadable)', line: 2, zeroed: true },
+      { type: 'done' },
+    ]);
+  });
+
   it('a complete line that is not UTF-8 is a damaged line (by its number), never a record with its bytes replaced', () => {
     const path = join(dir, 'job.jsonl');
     writeFileSync(path, Buffer.concat([Buffer.from('\uFEFF' + job), notUtf8, Buffer.from('{"type":"done"}\n')]));
