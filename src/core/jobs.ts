@@ -565,6 +565,15 @@ function listingStore(store: JobStore, odd: OddLock): JobStore {
  */
 export async function pruneExpired(ctx: Service & Runtime, jobs: JobStore | undefined): Promise<void> {
   if (!jobs) return;
+  try {
+    await pruneExpiredIn(jobs, ctx);
+  } catch (error) {
+    // A jobs directory that cannot be read (store/job-files.ts) is said by `taskctl jobs`, not by the create that ran.
+    if (!(error instanceof CliError)) throw error;
+  }
+}
+
+async function pruneExpiredIn(jobs: JobStore, ctx: Service & Runtime): Promise<void> {
   const skip: OddLock = () => {};
   const store = listingStore(jobs, skip);
   // A bad job-retention is reported by `taskctl jobs`.

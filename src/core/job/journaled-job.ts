@@ -73,7 +73,7 @@ export async function readJob(
   const state = fold.end();
   if (!state) throw new UsageError(`${file} holds no job (a create stopped before recording one sent nothing)`);
   const { job } = state;
-  if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged));
+  if (state.damaged.length > 0) ctx.printer.warn(damageNote(file, state.damaged, state.done));
   const api = await ctx.api();
   await requireJobAccount(ctx, api, state, file);
   const chunks = jobChunks(state);
@@ -135,10 +135,15 @@ export function lostItemsWords(job: JournaledJob): string {
   return `the ${counted(items, 'item')} of the lost ${chunks.length === 1 ? 'chunk' : 'chunks'} ${chunkList(chunks)}`;
 }
 
-/** A damaged journal is read from every record that can be read; the rest is said, not guessed. */
-function damageNote(file: string, lines: readonly number[]): string {
+/**
+ * A damaged journal is read from every record that can be read; the rest is said, not guessed. A job `whole` (done,
+ * every chunk's outcome recorded) has nothing left for a resume to settle: the note says so instead of naming it.
+ */
+function damageNote(file: string, lines: readonly number[], whole: boolean): string {
   const list = lines.length > 5 ? `${lines.slice(0, 5).join(', ')}, …` : lines.join(', ');
-  return `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
+  const damaged = `the journal ${file} is damaged: ${lines.length === 1 ? 'line' : 'lines'} ${list} cannot be read`;
+  if (whole) return `${damaged}; its other records account for every chunk`;
+  return `${damaged}; the job is read from its other records (a chunk they leave without a task is settled by \`taskctl resume ${file}\`)`;
 }
 
 /** The unfinished chunks, named for a message: `3 chunks of 9 (4, 5, 9) have no task recorded yet` (one in doubt may have one on the service). */

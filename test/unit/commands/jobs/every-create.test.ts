@@ -22,6 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../../src/store/cache.js';
 import { journalIo, journalLimits } from '../../../../src/store/journal-file.js';
 import { JobStore } from '../../../../src/store/job-files.js';
+import { pruneExpired } from '../../../../src/core/jobs.js';
 import { CreateLedger, type LedgerEntry } from '../../../../src/store/ledger.js';
 import { tryLock } from '../../../../src/store/lock-file.js';
 import { whileFailingFs, writesFailUnder } from '../../store/failing-fs.js';
@@ -709,5 +710,26 @@ describe('a journal too large to read, or damaged (docs/behaviour.md#records)', 
     expect(JSON.parse(listed.stdout)[0].started).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(listed.stderr).toMatch(new RegExp(`job ${id}: .*job record \\(line 1\\)`));
     expect((await run(['__complete', 'jobs'])).stdout).toBe(`${id}\tunreadable\n`);
+  });
+});
+
+describe('a jobs directory that cannot be read', () => {
+  const unreadable = () => {
+    mkdirSync(state(), { recursive: true });
+    writeFileSync(join(state(), 'jobs'), ''); // not a directory: as unreadable as another user's (tests may run as root)
+  };
+
+  it('a create refuses before it sends anything, naming it (its look for the same work reads every job)', async () => {
+    unreadable();
+    const created = await run(['create', 'domain_check_availability', 'a.com', '--journal', join(dir, 'job.jsonl')]);
+    expect(created.code).toBe(2);
+    expect(created.stderr).toContain(`cannot read the jobs directory ${join(state(), 'jobs')}`);
+    expect(await itemCounts()).toEqual(new Map());
+  });
+
+  it('the housekeeping after a create that ran never fails it: `taskctl jobs` says it', async () => {
+    unreadable();
+    const ctx = { env: world.env, clock: world.clock, settings: () => Promise.resolve({}) };
+    await expect(pruneExpired(ctx as never, new JobStore(state()))).resolves.toBeUndefined();
   });
 });

@@ -40,6 +40,9 @@ it("a lost `created` line: show --job uses the other records and names the damag
   expect(resumed.stderr).toContain(`chunk 2: task ${ids[1]} was created by the interrupted request`);
   const after = await run(['list', '-o', 'json', '--per-page', '100']);
   expect((JSON.parse(after.stdout) as unknown[]).length).toBe(3);
+  // Settled, the job is whole: the damage is still named, but no chunk is left for a resume to settle.
+  const whole = await run(['show', '--job', journal, '-o', 'ndjson']);
+  expect(whole.stderr).toMatch(/is damaged: line 5 cannot be read; its other records account for every chunk\n$/);
 });
 
 it('a lost `send` and `created`: the chunk is in doubt, never sent again on a guess; its task is named', async () => {
