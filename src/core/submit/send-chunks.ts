@@ -334,6 +334,12 @@ function createdSoFar(
   return `${counts} of ${counted(total, 'task')}${when}` + (ids.length > 0 ? `: ${named}` : '');
 }
 
+/** `the job has 2 of 4 tasks (1 reused): 1–2`: a resume's tasks so far, its earlier runs' included, as ranges. */
+function jobHasSoFar(tasks: number, reused: number, total: number, ids: readonly number[]): string {
+  const reusedWords = reused > 0 ? ` (${formatCount(reused)} reused)` : '';
+  return `the job has ${formatCount(tasks)} of ${counted(total, 'task')}${reusedWords}${ids.length > 0 ? `: ${idRanges(ids)}` : ''}`;
+}
+
 /** The one read of the latest states before a table at a terminal is drawn. */
 const STATES_READ_MS = 2_000;
 
@@ -573,10 +579,12 @@ function stopped(
           (at.job !== undefined
             ? `${fixFirst(failure)}${resumeCommand(at.job)}`
             : (unjournaled ?? (at.tasks > 0 && !at.journaled ? UNRESUMABLE : failure.hint))));
-  const message =
-    at.tasks === 0
-      ? failure.message
-      : `${failure.message}\n${createdSoFar(at.tasks, at.reused, at.total, at.ids, at.job !== undefined, ' before that')}`;
+  // A resume's stop names what the job has, its earlier runs' tasks too: "created … before that" read as this run's.
+  const sofar =
+    at.resumed !== undefined
+      ? jobHasSoFar(at.tasks, at.reused, at.total, at.ids)
+      : createdSoFar(at.tasks, at.reused, at.total, at.ids, at.job !== undefined, ' before that');
+  const message = at.tasks === 0 ? failure.message : `${failure.message}\n${sofar}`;
   return new CliError(message, failure.exitCode, hint);
 }
 

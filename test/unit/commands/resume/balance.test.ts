@@ -38,7 +38,7 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
   const refused = await run(['resume', journal(), '-y']);
   expect(refused.code, refused.stderr).toBe(6);
   expect(refused.stderr).toContain(
-    'error: the estimate is 4 coins, above the balance of 3; nothing more was sent by this run\ncreated 2 of 4 tasks before that: 1–2\n',
+    'error: the estimate is 4 coins, above the balance of 3; nothing more was sent by this run\nthe job has 2 of 4 tasks: 1–2\n',
   );
   expect(refused.stderr).toMatch(
     /\nThe balance covers 3 of the 4 items \(1 whole chunk of 2\)\. Top up the balance, then continue it: taskctl resume j-\S+ --yes\n$/,

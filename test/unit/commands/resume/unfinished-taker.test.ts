@@ -231,7 +231,7 @@ it('`--ignore-job B` refused by the balance after its first chunk reused a task:
   await world.setBalance(1);
   const poor = await run(['resume', a, '--ignore-job', b, '--reuse-window', '1h', '-y']);
   expect(poor.code, poor.stderr).toBe(6);
-  expect(poor.stderr).toContain('reused 2 of 3 tasks before that: 1 3'); // chunk 1 B's, chunk 2 the lookup's
+  expect(poor.stderr).toContain('the job has 2 of 3 tasks (2 reused): 1 3'); // chunk 1 B's, chunk 2 the lookup's
   expect(poor.stderr).toContain(`then continue it: taskctl resume ${a} --yes --ignore-job ${b}\n`);
   expect(readFileSync(journalOf(a), 'utf8')).toBe(before);
   expect(await world.posts()).toBe(posts);
