@@ -242,6 +242,11 @@ export class JobStore {
     return join(this.jobsDir, `${id}.ref`);
   }
 
+  /** Throws when the jobs directory cannot be read (`jobNames`): before saying a job is not there. */
+  requireReadable(): void {
+    jobNames(this.jobsDir);
+  }
+
   /**
    * Every job this machine knows of, by where its journal should be: none asked whether it is there, nor its date or
    * size (`list` stats each). For a look that opens every journal anyway (core/submit/same-work.ts, on each create).

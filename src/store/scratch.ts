@@ -237,8 +237,7 @@ export class ByteLog {
     if (this.used === 0) return;
     const bytes = this.buffer.subarray(0, this.used);
     this.onFlush?.(bytes);
-    const path = this.scratch.path(this.name);
-    const fd = (this.fd ??= this.scratch.write(() => openSync(path, 'w+', 0o600)));
+    const fd = (this.fd ??= this.scratch.write(() => openSync(this.scratch.path(this.name), 'w+', 0o600)));
     this.scratch.write(() => {
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
     });

@@ -83,8 +83,8 @@ export function journalOf(env: Env, arg: string): string {
     const why = store.list().find((job) => job.id === arg)?.away ?? 'it cannot be read';
     throw new UsageError(`job ${arg}: ${journalAway(away, why, store.referencePath(arg))}`);
   }
-  // A jobs directory that cannot be read says so (store/job-files.ts), never that the job is not there.
-  store.places();
+  // A jobs directory that cannot be read says so, never that the job is not there.
+  store.requireReadable();
   throw new UsageError(`no job ${arg} on this machine`, '`taskctl jobs --all` lists the jobs this machine knows.');
 }
 

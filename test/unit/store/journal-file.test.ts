@@ -267,6 +267,18 @@ describe('a journal renamed while a run holds it', () => {
   });
 });
 
+/** The journal at `path` opened for appending, with the records its open read through. */
+function openRecording(path: string): { file: JournalFile; records: unknown[] } {
+  const records: unknown[] = [];
+  const file = JournalFile.open(
+    path,
+    () => undefined,
+    false,
+    (record) => records.push(record),
+  );
+  return { file, records };
+}
+
 describe('the lines of a journal, as bytes', () => {
   const job = '{"type":"job","id":"j-m5xunpc0abcd"}\n';
   /** A complete line a bad copy left with bytes that are not UTF-8 (inside a JSON string: it would parse, decoded). */
@@ -298,13 +310,7 @@ describe('the lines of a journal, as bytes', () => {
     const path = join(dir, 'job.jsonl');
     const zeros = Buffer.alloc(300);
     writeFileSync(path, Buffer.concat([Buffer.from(job), zeros]));
-    const records: unknown[] = [];
-    const file = JournalFile.open(
-      path,
-      () => undefined,
-      false,
-      (record) => records.push(record),
-    );
+    const { file, records } = openRecording(path);
     expect(records).toEqual([
       { type: 'job', id: 'j-m5xunpc0abcd' },
       { type: '(unreadable)', line: 2, zeroed: true },
@@ -325,13 +331,7 @@ describe('the lines of a journal, as bytes', () => {
     writeFileSync(path, Buffer.concat([Buffer.from('\uFEFF' + job), notUtf8, Buffer.from('{"type":"done"}\n')]));
     const expected = [{ type: 'job', id: 'j-m5xunpc0abcd' }, { type: '(unreadable)', line: 2 }, { type: 'done' }];
     expect(readJournal(path)).toEqual(expected);
-    const records: unknown[] = [];
-    const file = JournalFile.open(
-      path,
-      () => undefined,
-      false,
-      (record) => records.push(record),
-    );
+    const { file, records } = openRecording(path);
     expect(records).toEqual(expected);
     file.close();
   });
