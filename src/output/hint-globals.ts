@@ -45,7 +45,7 @@ export const KEY_FROM_STDIN_NOTE =
 /** A key file only this run can read: stdin, or a descriptor the shell opened for it (`<(pass show taskctl)`). */
 const KEY_STREAM = /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(?:self|\d+)\/fd\/\d+)$/;
 
-/** The note for a key a hint cannot carry (KEY_STREAM), said once after the first hint. */
+/** The note for a key a hint cannot carry (KEY_STREAM), said once after the first hint that needs the key. */
 function keyStreamNote(file: string): string {
   if (file === '-') return KEY_FROM_STDIN_NOTE;
   return `The API key came from ${file}, which only this run could read (a <(…) of the shell): give it to that command the same way.`;
@@ -110,8 +110,10 @@ export function hintGlobals(
       const command = text.slice(at, at + commandLength(text.slice(at)));
       if (/ --help(?: |$)/.test(command)) return match;
       const added = given.filter(([name]) => !accountFlag(name).test(command));
-      // A key from stdin or <(…) cannot be added: the note after the message says so, unless the command names its own.
-      if (!accountFlag('api-key-file').test(command)) seen.hint = true;
+      // A key from stdin or <(…) cannot be added: the note after the message says so, unless the command names its own
+      // or needs none (`jobs` reads this machine's journals only).
+      const name = /^taskctl (?:--\S+[= ]\S+ )*(\S+)/.exec(command)?.[1];
+      if (name !== 'jobs' && !accountFlag('api-key-file').test(command)) seen.hint = true;
       return `taskctl ${added.map(([name, value]) => `--${name} ${shellWord(value)} `).join('')}`;
     });
     if (!seen.hint || !keyFromStream || noted) return rewritten;

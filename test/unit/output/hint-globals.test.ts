@@ -116,6 +116,14 @@ describe('the rewrite of a message', () => {
     }
   });
 
+  it('the note about a key from a stream waits for a command that needs the key: `taskctl jobs` reads only this machine', () => {
+    const fd = hintGlobals({ apiKeyFile: '/dev/fd/63' });
+    expect(fd?.('job j-mx6f7y12yo00: taskctl jobs')).toBe('job j-mx6f7y12yo00: taskctl jobs');
+    expect(fd?.('Continue it with: taskctl resume j-mx6f7y12yo00 --yes')).toBe(
+      'Continue it with: taskctl resume j-mx6f7y12yo00 --yes\nThe API key came from /dev/fd/63, which only this run could read (a <(…) of the shell): give it to that command the same way.',
+    );
+  });
+
   it('names every command of the tree but `sandbox` and `completion`', () => {
     const program = buildProgram(createMemoryIO().io, () => Promise.resolve());
     const commands = program.commands.map((command) => command.name()).filter((name) => !name.startsWith('_'));
