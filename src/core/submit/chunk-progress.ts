@@ -16,6 +16,8 @@ export class ChunkProgress {
   private live: Progress | undefined;
   private asked = false;
   private said = '';
+  /** What the chunks sent so far come to (`4 of 5 tasks created; 40 items and 40 coins by this run`), once one has. */
+  private counts: string | undefined;
   private notice: string | undefined;
   private lastLine = Number.NEGATIVE_INFINITY;
   private items = 0;
@@ -36,9 +38,11 @@ export class ChunkProgress {
 
   /** Runs one chunk's send with its spinner texts in the live line (or under its own spinner without one). */
   async sending<T>(what: string, send: () => Promise<T>): Promise<T> {
-    this.said ||= `creating ${what}…`;
+    // The chunk in flight, never the one before it (done), with what the run has so far.
+    this.said = this.counts === undefined ? `creating ${what}…` : `creating ${what}… (${this.counts})`;
     const line = await this.goLive();
     if (!line) return send();
+    line.refresh();
     const show = (text: string) => {
       this.notice = text;
       line.refresh();
@@ -70,7 +74,8 @@ export class ChunkProgress {
         ? `${formatCount(tasks - gone.size)} of ${of} created`
         : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(reused)} reused of ${of}`) +
       (gone.size > 0 ? `, ${formatCount(gone.size)} lost` : '');
-    const text = `${what}: ${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
+    this.counts = `${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
+    const text = `${what}: ${this.counts}`;
     const now = this.ctx.clock.now();
     if (this.live) {
       this.said = text;

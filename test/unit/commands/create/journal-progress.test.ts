@@ -53,6 +53,10 @@ describe('create --journal progress', () => {
     // Redrawn in place: the cursor goes back to the line's start (CSI 1G) and the old text is cleared (CSI 0K).
     expect(result.stderr).toMatch(/\x1b\[1G.*chunk 1 of 3: 1 of 3 tasks created/);
     expect(result.stderr).toMatch(/\x1b\[1G.*chunk 3 of 3: 3 of 3 tasks created/);
+    // While a chunk is in flight the line names it, never the chunk before it, which is done.
+    expect(result.stderr).toMatch(
+      /\x1b\[1G.*creating chunk 2 of 3… \(1 of 3 tasks created; 1 item and 1 coin by this run\)/,
+    );
     // No lasting line per chunk: what stays on the screen is the summary.
     const lasting = result.stderr
       .split(/\x1b\[1G/)
