@@ -227,14 +227,22 @@ function spacedWords(words: string): Piece[] {
   }));
 }
 
+/** A flag and its value named in prose (`-o tsv`, `--page 2`): one piece, so that a copy of it is whole. */
+const FLAG_WITH_VALUE = /(?<![\w-])(?:-[a-zA-Z] [^\s-]\S*|--[a-z][a-z-]* \d\S*)/g;
+
 /**
  * `words` split at spaces, but a `taskctl <command>` it names is one piece, from `taskctl` to the end of its last
- * word (a closing backtick, bracket or comma included): copied from the terminal, it must be one command.
+ * word (a closing backtick, bracket or comma included): copied from the terminal, it must be one command. So is a flag
+ * with its value (FLAG_WITH_VALUE) outside one.
  */
 function wrapPieces(words: string): Piece[] {
   const spans: Array<[number, number]> = [];
   for (const match of words.matchAll(COMMAND_START)) {
     spans.push([match.index, match.index + commandLength(words.slice(match.index))]);
+  }
+  for (const match of words.matchAll(FLAG_WITH_VALUE)) {
+    const span: [number, number] = [match.index, match.index + match[0].length];
+    if (!spans.some(([from, to]) => span[0] < to && span[1] > from)) spans.push(span);
   }
   const split = spacedWords(words);
   if (spans.length === 0) return split;

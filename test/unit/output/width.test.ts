@@ -104,6 +104,18 @@ describe('a command a message names (wrapText): never broken inside', () => {
     );
   });
 
+  it('a flag stays beside its value: `-o tsv` and `--page 2` are never split over two lines', () => {
+    expect(wrapMessage('2 columns hidden (COST, FINISHED): --wide or -o tsv', 50).split('\n')).toEqual([
+      '2 columns hidden (COST, FINISHED): --wide or',
+      '-o tsv',
+    ]);
+    expect(wrapMessage('page 1 of 2; use --page 2 or --all for more', 22).split('\n')).toEqual([
+      'page 1 of 2; use',
+      '--page 2 or --all for',
+      'more',
+    ]);
+  });
+
   it('cards, prompts and cells wrap as any text: keeping commands whole is for messages', () => {
     expect(wrapText('Nothing yet: taskctl watch --follow waits for new ones', 24)).toBe(
       'Nothing yet: taskctl\nwatch --follow waits for\nnew ones',
