@@ -61,6 +61,18 @@ export async function openItemsFile(path: string): Promise<ItemsFile> {
   };
 }
 
+/**
+ * The descriptor of this process that `path` names (`/dev/stdin` 0, `/dev/fd/3` and `/proc/self/fd/3` 3), or
+ * undefined: two such paths of one number are one stream, whose bytes each read takes once.
+ */
+export function ownDescriptor(path: string): number | undefined {
+  const match = /^\/dev\/(?:(stdin)|fd\/(\d+))$|^\/proc\/(self|\d+)\/fd\/(\d+)$/.exec(resolve(path));
+  if (match === null) return undefined;
+  if (match[1] !== undefined) return 0;
+  if (match[2] !== undefined) return Number(match[2]);
+  return match[3] === 'self' || Number(match[3]) === process.pid ? Number(match[4]) : undefined;
+}
+
 /** `/dev/stdin`, `/dev/fd/3`, `/proc/self/fd/3`, `/proc/<pid>/fd/3`: a process's descriptor named by a path. */
 function namesOwnDescriptor(path: string): boolean {
   return /^\/dev\/(stdin|stdout|stderr|fd\/\d+)$|^\/proc\/[^/]+(\/task\/\d+)?\/fd\/\d+$/.test(resolve(path));

@@ -11,6 +11,7 @@ import { counted } from '../../output/plural.js';
 import type { Printer } from '../../output/printer.js';
 import { fitToStream } from '../../output/width.js';
 import { RunFiles } from '../../store/sorted-runs.js';
+import { ownDescriptor } from '../../store/items-file.js';
 import type { Capabilities } from '../capabilities.js';
 import { DiffTally, walkSides, type Change } from './compare.js';
 import { readJournal } from './journal-side.js';
@@ -37,8 +38,15 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
     return { ...spec, path: resolve(namesJobId(arg) ? journalOf(ctx.env, arg) : arg) };
   };
   const specs = [side(first), side(second)] as const;
-  if (specs[0].kind === 'stdin' && specs[1].kind === 'stdin')
-    throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
+  // One stream named twice (`- /dev/stdin`, `/dev/fd/3 /proc/self/fd/3`) would give each side part of its lines.
+  const stream = (spec: SideSpec) =>
+    spec.kind === 'stdin' ? 0 : spec.kind === 'file' ? ownDescriptor(spec.path) : undefined;
+  const [one, other] = specs.map(stream);
+  if (one !== undefined && one === other) {
+    if (one === 0)
+      throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');
+    throw new UsageError(`${first} and ${second} are one stream`, 'Give each side its own file or task id.');
+  }
   const files = new RunFiles();
   const opened: Array<OpenedFile | undefined> = [];
   try {

@@ -354,6 +354,19 @@ describe('diff of files', () => {
     expect(result.stdout).toBe('a\tstatus\tfailed\tcompleted\t\t\tchanged\n');
   });
 
+  it('one stream on both sides (`- /dev/stdin`, `/dev/fd/3 /proc/self/fd/3`) is exit 2 before reading: each side would get part of it', async () => {
+    for (const [a, b] of [
+      ['-', '/dev/stdin'],
+      ['/dev/fd/0', '-'],
+      [`/proc/${process.pid}/fd/0`, '/dev/stdin'],
+      ['/dev/fd/3', '/proc/self/fd/3'],
+    ] as const) {
+      const result = await runTaskctl(['diff', a, b], { stdin: ndjson([{ target: 'a', status: 'completed' }]) });
+      expect(result.code, `${a} ${b}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/^error: (stdin \(-\) can be only one side|\S+ and \S+ are one stream)/);
+    }
+  });
+
   it('tsv is exit 3 with a hint to export ndjson or csv', async () => {
     const result = await runTaskctl(['diff', file('a.tsv', '1\ta.com\tcompleted\ttrue\t\n'), file('b.tsv', 'x\n')]);
     expect(result.code).toBe(3);
