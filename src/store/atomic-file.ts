@@ -229,6 +229,11 @@ function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(4)}${TEMP_SUFFIX}`);
 }
 
+/** Whether `name` is a temp file `writeFileAtomicSync` writes (tempPathFor), of any target. */
+export function isAtomicTempName(name: string): boolean {
+  return /^\..+\.\d+\.[0-9a-f]+\.tmp$/.test(name);
+}
+
 /** Makes a rename in `dir` survive a power cut; some platforms cannot open a directory, which is fine to skip. */
 function syncDirectory(dir: string): void {
   let fd: number | undefined;

@@ -8,7 +8,7 @@
  */
 import { lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { readRegularFile, writeFileAtomicSync } from './atomic-file.js';
+import { isAtomicTempName, readRegularFile, writeFileAtomicSync } from './atomic-file.js';
 import { JOB_ID, realPath } from './job-files.js';
 import { describeDirectoryProblem, makeDirectory } from './make-dir.js';
 
@@ -186,7 +186,8 @@ export function retireJobPlace(cacheDir: string, id: string, journal: string, as
 
 /**
  * Removes the records of journals removed (retireJobPlace) more than `keepMs` ago, judged by the record's date first
- * (a younger one is not read): what they guard is bounded, as the cache directory's other files are. Never throws.
+ * (a younger one is not read), and the temporary files of writers killed as long ago: what they guard is bounded, as
+ * the cache directory's other files are. Never throws.
  */
 export function sweepRetiredPlaces(cacheDir: string, keepMs: number, nowMs: number): void {
   const dir = join(cacheDir, 'places');
@@ -198,8 +199,10 @@ export function sweepRetiredPlaces(cacheDir: string, keepMs: number, nowMs: numb
   }
   for (const name of names) {
     const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
-    if (!JOB_ID.test(id)) continue;
     try {
+      // A record's temporary file that a killed writer left (a writer at work has had it for milliseconds).
+      if (isAtomicTempName(name) && nowMs - statSync(join(dir, name)).mtimeMs >= keepMs) rmSync(join(dir, name));
+      if (!JOB_ID.test(id)) continue;
       if (nowMs - statSync(join(dir, name)).mtimeMs < keepMs) continue;
       const record = lastJobPlace(cacheDir, id);
       const at = Date.parse(record?.removed?.at ?? '');

@@ -1,5 +1,6 @@
 /** store/job-places.ts: where this user last ran each job, one small private file per job in the cache directory. */
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -120,6 +121,21 @@ it('a retired record is swept once older than what is kept, judged by its date f
   expect(lastJobPlace(cache, 'j-old12345')).toBeUndefined();
   expect(lastJobPlace(cache, 'j-new12345')?.path).toBe('/c.jsonl'); // removed 0 s ago by its record
   sweepRetiredPlaces(join(cache, 'none'), 5000, now); // no directory: no error
+});
+
+it("a writer's temporary file left by a kill is swept once older than what is kept; a fresh one (a writer at work) stays", () => {
+  const cache = cacheDir();
+  const now = Date.now(); // time-lint: system time (the files' own dates are the system's)
+  recordJobPlace(cache, 'j-live1234', { path: '/a.jsonl', dev: '1', ino: '2' });
+  const left = join(cache, 'places', '.j-live1234.json.4242.0a1b2c3d.tmp');
+  const fresh = join(cache, 'places', '.j-live1234.json.4243.0a1b2c3e.tmp');
+  writeFileSync(left, '{"path":"/a.js');
+  writeFileSync(fresh, '{"path":"/a.js');
+  utimesSync(left, (now - 20_000) / 1000, (now - 20_000) / 1000);
+  sweepRetiredPlaces(cache, 5000, now);
+  expect(existsSync(left)).toBe(false);
+  expect(existsSync(fresh)).toBe(true);
+  expect(lastJobPlace(cache, 'j-live1234')?.path).toBe('/a.jsonl');
 });
 
 it('a job removed as lost is recorded as lost, never finished; a word it cannot read is read as finished', () => {
