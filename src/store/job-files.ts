@@ -310,11 +310,15 @@ function jobNames(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UsageError(
-      `cannot read the jobs directory ${dir} (${systemErrorWords(error)})`,
-      `taskctl records its jobs there: run it as the user who owns the directory (\`ls -ld ${shellWord(dir)}\` says who), or make it yours again.`,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    const hint =
+      code === 'EACCES' || code === 'EPERM'
+        ? `taskctl records its jobs there: run it as the user who owns the directory (\`ls -ld ${shellWord(dir)}\` says who), or make it yours again.`
+        : code === 'ENOTDIR'
+          ? 'That path, or one above it, is a file where taskctl needs a directory: set TASKCTL_STATE_DIR to a directory of yours.'
+          : `taskctl records its jobs there: see what is wrong with it (\`ls -ld ${shellWord(dir)}\`), then run the command again.`;
+    throw new UsageError(`cannot read the jobs directory ${dir} (${systemErrorWords(error)})`, hint);
   }
 }
 

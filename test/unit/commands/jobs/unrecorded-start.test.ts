@@ -119,6 +119,11 @@ describe('a jobs directory that cannot be read', () => {
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.stderr).toContain(`cannot read the jobs directory ${jobs()}`);
       expect(result.stderr).not.toMatch(/0 jobs|no job|no interrupted job/);
+      // A file in the way is no other user's directory: the hint says what is wrong, never "run it as the owner".
+      expect(result.stderr).toContain(
+        'is a file where taskctl needs a directory: set TASKCTL_STATE_DIR to a directory',
+      );
+      expect(result.stderr).not.toMatch(/owns the directory/);
     }
   });
 });
