@@ -8,7 +8,10 @@ export function registerWait(program: Command, run: RunAction): void {
   const command = program
     .command('wait')
     .description('block until tasks finish; the exit code tells how they ended')
-    .argument('[id...]', 'task ids, or - to read them from stdin (one per line; first column of tsv); or --job')
+    .argument(
+      '[id...]',
+      'task ids, or - to read them from stdin (words of a line, or the first column of tsv); or --job',
+    )
     .option('--job <job>', 'every task of a job (its id, see taskctl jobs, or its journal file)', jobArgument)
     .addOption(journalMisnamed());
   addWaitOptions(command)

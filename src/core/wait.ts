@@ -2,7 +2,7 @@
  * `taskctl wait`: the tasks named by ids (arguments or stdin) or by a journaled job (`--job FILE`), handed to the one
  * wait loop (core/follow/wait-loop.ts). Kept apart from that loop, which `--job` uses too.
  */
-import type { Capabilities, Output, Process } from './capabilities.js';
+import type { Capabilities, Output, Process, Service } from './capabilities.js';
 import { UsageError } from '../errors.js';
 import { eachChunk } from '../lib/abortable.js';
 import { parseTaskId } from '../lib/task-id.js';
@@ -34,10 +34,19 @@ export async function runWait(
   await waitForTasks(ctx, ids, options);
 }
 
-/** Ids from arguments, or from stdin with `-`: whitespace-separated, first field of each line (so tsv pipes work). */
-async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[], read: Set<number>): Promise<number[]> {
+/** Ids from arguments, or from stdin with `-`: the words of each line, a tsv row's first field (so tsv pipes work). */
+async function resolveIds(
+  ctx: Output & Pick<Process, 'signal'> & Pick<Service, 'globals'>,
+  args: string[],
+  read: Set<number>,
+): Promise<number[]> {
   if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
+  if (ctx.globals.apiKeyFile === '-')
+    throw new UsageError(
+      'stdin cannot carry both the API key (--api-key-file -) and the task ids',
+      'Give the ids as arguments, or the key from a file.',
+    );
   if (ctx.io.stdin.isTTY)
     throw new UsageError(
       '- reads task ids from stdin, but stdin is a terminal',
@@ -53,7 +62,7 @@ async function resolveIds(ctx: Output & Pick<Process, 'signal'>, args: string[],
 const ID_LINE_MAX_CHARS = 64 * 1024;
 
 /**
- * The first field of each line, as task ids (lines starting with `#` skipped), read a chunk at a time into `ids`. A
+ * The task ids of each line (its words, or a tsv row's first field; `#` starts a comment), read a chunk at a time into `ids`. A
  * signal ends the read at once (a producer still running): exit 130/143, the ids read so far in `ids` for the caller to
  * name, none "still running" (none was read from the service).
  */
@@ -63,8 +72,13 @@ async function readIdLines(
   ids: Set<number>,
 ): Promise<number[]> {
   const take = (line: string) => {
-    const field = line.trim().split(/\s+/)[0] ?? '';
-    if (field !== '' && !field.startsWith('#')) ids.add(parseTaskId(field));
+    // A tsv row (`list -o tsv`) is its first field; otherwise every word is an id (`echo $ids | taskctl wait -`), up
+    // to a comment: a word that is no id is refused, never skipped, so no id on the line goes unread.
+    const words = line.includes('\t') ? [line.split('\t')[0]?.trim() ?? ''] : line.trim().split(/\s+/);
+    for (const word of words) {
+      if (word.startsWith('#')) return;
+      if (word !== '') ids.add(parseTaskId(word));
+    }
   };
   const decoder = new TextDecoder();
   let partial = '';

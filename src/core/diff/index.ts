@@ -42,6 +42,11 @@ export async function runDiff(ctx: Capabilities, first: string, second: string, 
   const stream = (spec: SideSpec) =>
     spec.kind === 'stdin' ? 0 : spec.kind === 'file' ? ownDescriptor(spec.path) : undefined;
   const [one, other] = specs.map(stream);
+  if (ctx.globals.apiKeyFile === '-' && (one === 0 || other === 0))
+    throw new UsageError(
+      'stdin cannot carry both the API key (--api-key-file -) and a side of the diff',
+      'Give that side as a file, or the key from a file.',
+    );
   if (one !== undefined && one === other) {
     if (one === 0)
       throw new UsageError('stdin (-) can be only one side of a diff', 'Give the other side as a file or a task id.');

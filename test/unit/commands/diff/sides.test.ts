@@ -367,6 +367,15 @@ describe('diff of files', () => {
     }
   });
 
+  it('the key on stdin (--api-key-file -) and a side read from it: exit 2 before reading, as create refuses', async () => {
+    const a = file('a.ndjson', ndjson([{ target: 'a', status: 'failed' }]));
+    for (const side of ['-', '/dev/stdin']) {
+      const result = await runTaskctl(['--api-key-file', '-', 'diff', a, side], { stdin: 'sk_pasted_secret_1234\n' });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^error: stdin cannot carry both the API key/);
+    }
+  });
+
   it('tsv is exit 3 with a hint to export ndjson or csv', async () => {
     const result = await runTaskctl(['diff', file('a.tsv', '1\ta.com\tcompleted\ttrue\t\n'), file('b.tsv', 'x\n')]);
     expect(result.code).toBe(3);

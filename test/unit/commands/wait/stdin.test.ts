@@ -38,6 +38,34 @@ describe('wait - with ids on stdin', () => {
   });
 });
 
+describe('wait - with several ids on a line', () => {
+  it('`echo $ids | taskctl wait -` waits for every id of the line, never only the first: a failed second is exit 11', async () => {
+    const { run } = await sandboxRun(0);
+    expect((await run(['create', 'domain_check_availability', 'ok1.com', '-q', '--wait'])).code).toBe(0);
+    expect((await run(['create', 'domain_check_availability', 'fail-x1.com', '-q', '--wait'])).code).toBe(11);
+    for (const stdin of ['1 2\n', '1  2', '# ids\n1 2 # both\n']) {
+      const result = await run(['wait', '-', '-o', 'tsv'], { stdin });
+      expect(result.code, JSON.stringify(stdin)).toBe(11);
+      expect(result.stdout.split('\n').map((row) => row.split('\t')[0])).toEqual(['1', '2', '']);
+    }
+    // A tsv row is its first field; a line of words that are no ids is refused, never read as its first word.
+    expect((await run(['wait', '-', '-o', 'tsv'], { stdin: '2\tdomain_check_availability\tfailed\n' })).code).toBe(11);
+    const words = await run(['wait', '-'], { stdin: '1 domain_check_availability completed\n' });
+    expect(words.code).toBe(2);
+    expect(words.stderr).toMatch(/^error: invalid task id "domain_check_availability"/);
+  });
+});
+
+describe('wait - with the key on stdin too', () => {
+  it('refused before reading (exit 2), as create refuses: the key line is never read as an id, nor printed', async () => {
+    const { run } = await sandboxRun(0);
+    const result = await run(['--api-key-file', '-', 'wait', '-'], { stdin: 'sk_pasted_secret_1234\n7\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: stdin cannot carry both the API key \(--api-key-file -\) and the task ids/);
+    expect(result.stderr).not.toContain('sk_pasted');
+  });
+});
+
 describe('wait - with a stdin that has no line breaks', () => {
   it('refused (exit 2) once the unfinished line passes 64 Ki characters, the producer stopped, nothing read', async () => {
     const endless = producer(() => Buffer.alloc(16 * 1024)); // NUL bytes, as from /dev/zero
