@@ -117,6 +117,9 @@ export class Context implements Capabilities {
     this.dispatcher = deps.dispatcher;
     this.pager = deps.pager;
     this.globals = globals;
+    // Known before any setting is read: a refusal of an argument (the key pasted as a task id) is scrubbed too.
+    const envKey = this.env.TASKCTL_API_KEY?.trim();
+    if (envKey) this.addSecret(envKey);
     this.spinners = new SpinnerSlot({
       stream: this.io.stderr,
       clock: this.clock,

@@ -10,6 +10,7 @@ import type { JobControl } from './output/io.js';
 import { CliError, ExitCode, readInterrupted, STOP_SIGNALS, signalExitCode, systemErrorWords } from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
+import { createRedactor } from './lib/redact.js';
 import { sandboxAwareHint } from './core/sandbox-hint.js';
 import { VERSION } from './version.js';
 import { noteStopSignal, settleOutcome } from './output/stdout-guard.js';
@@ -128,6 +129,7 @@ export async function main(argv: string[], deps: Deps = defaultDeps()): Promise<
     (command, action) =>
       runCommand(command.optsWithGlobals<GlobalOptions>(), `${command.parent?.name() ?? ''} ${command.name()}`, action),
     argv,
+    createRedactor([deps.env.TASKCTL_API_KEY?.trim()]),
   );
   if (argv.length === 0) {
     // A bare `taskctl`: the short overview on stdout, exit 0 (gh, kubectl); `--help` has the full text.
@@ -201,7 +203,8 @@ function report(
   const code = exitCodeOf(error, deps);
   // Settled before the message: a reader of stderr gone when it is written ends the run with this code, never 0.
   settleOutcome(deps.io.stdout, code);
-  const redact = ctx?.redact ?? ((text: string) => text);
+  // Before the context exists (a flag's value refused while parsing), the key of the environment is still known.
+  const redact = ctx?.redact ?? createRedactor([deps.env.TASKCTL_API_KEY?.trim()]);
   // Before the printer exists (a flag's value refused while parsing): wrapped on a terminal all the same.
   const write = (line: string) =>
     deps.io.stderr.write(fitToStream(`${redact(neutraliseMultiline(line))}\n`, deps.io.stderr));

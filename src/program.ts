@@ -12,8 +12,16 @@ import { formatDuration } from './lib/duration.js';
 import { terminalColumns } from './output/terminal-size.js';
 import { fitToStream } from './output/width.js';
 
-/** `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). */
-export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): Command {
+/**
+ * `argv`: the arguments about to be parsed, when only the command they name needs registering (main.ts). `redact`:
+ * what commander's refusals pass through before they are printed (they echo the value refused: a key pasted there).
+ */
+export function buildProgram(
+  io: IO,
+  run: RunAction,
+  argv?: readonly string[],
+  redact: (text: string) => string = (text) => text,
+): Command {
   // 80 is commander's own default when the stream is not a terminal, and the rule's for one that reports no width.
   const outWidth = () => (io.stdout.isTTY ? terminalColumns(io.stdout.columns) : 80);
   const errWidth = () => (io.stderr.isTTY ? terminalColumns(io.stderr.columns) : 80);
@@ -29,7 +37,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
       writeOut: (text) => io.stdout.write(wrapHelp(text, outWidth())),
       writeErr: (text) => io.stderr.write(wrapHelp(text, errWidth())),
       // Error messages wrapped like every message on a terminal; a log keeps them on one line.
-      outputError: (text) => io.stderr.write(fitToStream(text, io.stderr)),
+      outputError: (text) => io.stderr.write(fitToStream(redact(text), io.stderr)),
       // The injected streams, not process.stdout: the build renders help for dist/help.json through memory streams.
       getOutHelpWidth: outWidth,
       getErrHelpWidth: errWidth,
@@ -69,7 +77,7 @@ export function buildProgram(io: IO, run: RunAction, argv?: readonly string[]): 
   // Said in taskctl's words, like every other usage error (docs/behaviour.md#for-people), not commander's.
   const nextStep = (command: Command, path: string): void => {
     command.configureOutput({
-      outputError: (text) => io.stderr.write(fitToStream(commanderWords(text, command, path), io.stderr)),
+      outputError: (text) => io.stderr.write(fitToStream(redact(commanderWords(text, command, path)), io.stderr)),
     });
     command.showHelpAfterError(`Run \`${path} --help\` for usage and examples.`);
     if (command.commands.length > 0) helpOfNoCommand(command);

@@ -297,6 +297,28 @@ describe('S2–S4 a server that echoes the key is scrubbed', () => {
     }
   });
 
+  it('S5c the key typed where an argument goes (a task id, a status, a line of `wait -`) is scrubbed from the refusal', async () => {
+    const before = server.requests.length;
+    for (const [args, stdin] of [
+      [['show', KEY]],
+      [['list', '--status', KEY]],
+      [['wait', '-'], `${KEY}\n`],
+      // Refused by commander while it parses: a choice, a number, a command.
+      [['list', '-o', KEY]],
+      [['list', '--limit', KEY]],
+      [[KEY]],
+    ] as Array<[string[], string?]>) {
+      const result = await runInProcess(args, {
+        env: cliEnv(server.origin, home),
+        ...(stdin === undefined ? {} : { stdin }),
+      });
+      expect(result.code, result.stderr).toBe(ExitCode.usage);
+      expect(result.stderr).toContain('[REDACTED]');
+      expectNoKey(result, args.join(' '));
+    }
+    expect(server.requests.length).toBe(before);
+  });
+
   it('S6 a key with a line break inside: exit 4 saying so, the key not printed, nothing sent', async () => {
     const before = server.requests.length;
     const result = await run(['balance'], { TASKCTL_API_KEY: `${KEY.slice(0, 10)}\n${KEY.slice(10)}` });
