@@ -77,7 +77,7 @@ import { sameWork, stoppedSameWork, type StoppedJob } from './same-work.js';
 import { isoSeconds } from '../../output/times.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { resumeCommand, spending, type JobRef } from './resume-command.js';
+import { refusedAdvice, resumeCommand, spending, type JobRef } from './resume-command.js';
 
 /** What reading a job's items uses of a run: stdin, the printer for what was skipped, and --api-key-file. */
 type Reader = Pick<Output, 'io' | 'printer'> & Pick<Service, 'globals'> & Pick<Process, 'signal'>;
@@ -1645,7 +1645,10 @@ function skipRefused(
   }
   throw new InputError(
     `${what}\nsending the same items again is refused the same way, so they are not sent again`,
-    `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ ...early, id, refused: true }, settleFlags(user))}`,
+    refusedAdvice(
+      refused.map(({ reason }) => reason),
+      resumeCommand({ ...early, id, refused: true }, settleFlags(user)),
+    ),
   );
 }
 

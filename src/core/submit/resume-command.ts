@@ -112,3 +112,23 @@ export function journalFixed(failure: unknown): string {
       return 'When there is room again: ';
   }
 }
+
+/**
+ * A refusal of how many items a task holds (HTTP 413, `too many items: 20000 (max 10000)`), not of an item: no item is
+ * to be corrected, and the same items are taken in smaller chunks.
+ */
+export function refusedForSize(reason: string): boolean {
+  return /\bHTTP 413\b|too many items|(?:payload|entity) too large/i.test(reason);
+}
+
+/**
+ * The way past refused chunks (docs/behaviour.md#a-refused-chunk), `reasons` the service's words for each and `resume`
+ * the job's resume past them: correct the items, or for a refusal of the size, send them in smaller chunks.
+ */
+export function refusedAdvice(reasons: readonly string[], resume: string): string {
+  const fix =
+    reasons.length > 0 && reasons.every(refusedForSize)
+      ? 'Create those items again with a smaller --chunk-size (the service takes fewer in one task)'
+      : 'Correct those items and create them on their own';
+  return `${fix}; continue the job without them: ${resume}`;
+}

@@ -47,7 +47,7 @@ import {
 } from './types.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { journalFixed, resumeCommand, type JobRef } from './resume-command.js';
+import { journalFixed, refusedAdvice, resumeCommand, type JobRef } from './resume-command.js';
 
 interface ChunkPlan {
   priced: readonly PricedBatch[];
@@ -291,7 +291,10 @@ async function sendOne(
       // The service answered that these items are invalid (400, 413, 422): the same items are refused again.
       const refused = sent.dispatched && error.exitCode === ExitCode.input;
       observer.notCreated(chunk, error.message, refused);
-      if (refused) flight.refused = true;
+      if (refused) {
+        flight.refused = true;
+        flight.refusedWhy = error.message;
+      }
     }
     throw error;
   }
@@ -378,6 +381,8 @@ interface Flight {
   sentAtMs?: number | undefined;
   /** The service refused the chunk's items (recorded in the job's journal as such). */
   refused?: boolean;
+  /** The service's words for that refusal. */
+  refusedWhy?: string;
 }
 
 /**
@@ -395,7 +400,7 @@ function refusedHint(plan: Pick<ChunkPlan, 'priced'>, total: number, flight: Fli
   const range = rangeText(rangeOf(plan.priced, start, start + chunk.items.length), ': ');
   return (
     `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}` +
-    `\nCorrect those items and create them on their own; continue the job without them: taskctl resume ${job} --skip-refused`
+    `\n${refusedAdvice([flight.refusedWhy ?? ''], `taskctl resume ${job} --skip-refused`)}`
   );
 }
 

@@ -29,7 +29,7 @@ import type { Task } from '../../api/schemas.js';
 import { type PlannedChunk, type SendState } from './types.js';
 import { foundClaim, holds, lostClaim, ownClaims, type OwnClaim } from './own-claims.js';
 import { counted } from '../../output/plural.js';
-import { resumeCommand, spending, type JobRef } from './resume-command.js';
+import { refusedAdvice, resumeCommand, spending, type JobRef } from './resume-command.js';
 
 /** `--adopt CHUNK=ID` and `--resend CHUNK`, checked against the job before anything is sent or waited for. */
 export interface UserSettlement {
@@ -102,7 +102,7 @@ function parseChunk(
     // Its items were answered with a refusal (docs/behaviour.md#a-refused-chunk): sending them again is refused again.
     throw new UsageError(
       `${flag} ${chunk}: the service refused the items of chunk ${chunk} (${refused}); it is not in doubt`,
-      `Correct those items and create them on their own; continue the job without them: ${resumeCommand({ ...self, id: journal.id, refused: true })}`,
+      refusedAdvice([refused], resumeCommand({ ...self, id: journal.id, refused: true })),
     );
   }
   if (!journal.inDoubt().includes(chunk)) {

@@ -78,6 +78,8 @@ interface WorldOptions {
   rateWindowMs?: number;
   /** Virtual milliseconds each item takes (`slow-` items 10×); default 0, so a task is done as it is made. */
   itemMs?: number;
+  /** The most items the sandbox takes in one task (`--max-items`); default its own. */
+  maxItems?: number;
 }
 
 /** The world on `clock`, shared by the sandbox and every run; default a new FakeClock (each sleep moves time on at once). */
@@ -90,6 +92,7 @@ export async function startSandboxWorld(options: WorldOptions & { clock?: Clock 
     itemMs: options.itemMs ?? 0,
     rateLimit: options.rateLimit ?? 0,
     ...(options.rateWindowMs === undefined ? {} : { rateWindowMs: options.rateWindowMs }),
+    ...(options.maxItems === undefined ? {} : { maxItems: options.maxItems }),
     clock,
     balance: 10_000_000,
     dialects: options.dialects ?? [],

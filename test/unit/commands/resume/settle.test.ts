@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
-import { postTask, worldEachTest, type World } from '../sandbox-world.js';
+import { postTask, startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
 import { runTaskctl } from '../run-in-process.js';
 
 const S = 'domain_check_availability';
@@ -466,6 +466,34 @@ class ListReadOnce extends Agent {
 
 describe('a chunk whose items the service refused', () => {
   const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir });
+  it('refused as more items than a task takes: no item to correct, the hint says a smaller --chunk-size, at every step', async () => {
+    const small = await startSandboxWorld({ maxItems: 2 });
+    try {
+      const runSmall = (argv: string[]) => runTaskctl(argv, { env: small.env, clock: small.clock, home: dir });
+      const created = await runSmall(['create', S, 'm1.com', 'm2.com', 'm3.com', '-y', '-q']);
+      expect(created.code).toBe(3);
+      expect(created.stderr).toMatch(/too many items: 3 \(max 2\)/);
+      const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+      const advice = `Create those items again with a smaller --chunk-size (the service takes fewer in one task); continue the job without them: taskctl resume ${id} --skip-refused`;
+      expect(created.stderr).toContain(advice);
+      expect(created.stderr).not.toContain('Correct those items');
+      const again = await runSmall(['resume', id, '-y']);
+      expect(again.code).toBe(3);
+      expect(again.stderr).toContain(advice);
+      // Followed: smaller chunks take every item once; the job refused is closed without them.
+      const smaller = await runSmall(['create', S, 'm1.com', 'm2.com', 'm3.com', '--chunk-size', '2', '-y', '-q']);
+      expect(smaller.code, smaller.stderr).toBe(0);
+      expect((await runSmall(['resume', id, '--skip-refused', '-y', '-q'])).code).toBe(0);
+      expect([...(await small.itemCounts()).entries()].sort()).toEqual([
+        ['m1.com', 1],
+        ['m2.com', 1],
+        ['m3.com', 1],
+      ]);
+    } finally {
+      await small.close();
+    }
+  });
+
   const items = ['r1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com', 'r5.example.com'];
 
   it('is named by its items and never sent again; --skip-refused finishes the job past it, the --job commands use the rest', async () => {

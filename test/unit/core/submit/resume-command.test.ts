@@ -1,5 +1,11 @@
 import { expect, it } from 'vitest';
-import { resumeCommand, spending, waiting } from '../../../../src/core/submit/resume-command.js';
+import {
+  refusedAdvice,
+  refusedForSize,
+  resumeCommand,
+  spending,
+  waiting,
+} from '../../../../src/core/submit/resume-command.js';
 
 it('names a job by its id, or by a journal path as one shell word, so the printed command runs as it is', () => {
   expect(resumeCommand({ id: 'j-mx2f7gs60skj', yes: true })).toBe('taskctl resume j-mx2f7gs60skj --yes');
@@ -49,4 +55,24 @@ it("gives another job's resume only the run's spending flags, never its wait fla
   const self = { id: 'j-a', yes: true, maxCost: 12, wait: ' --wait --any', refused: true };
   expect(resumeCommand({ ...spending(self), id: 'j-b' })).toBe('taskctl resume j-b --yes --max-cost 12');
   expect(spending({ yes: false })).toEqual({});
+});
+
+it('tells a refusal of the size (413, "too many items") from a refusal of an item, and advises each its way', () => {
+  for (const words of [
+    'creating the task: the server rejected the request as invalid (HTTP 413)',
+    'creating the task: too many items: 20000 (max 10000)',
+    'creating the task: Request Entity Too Large',
+  ])
+    expect(refusedForSize(words), words).toBe(true);
+  const item = 'creating the task: items[0] "bad item here": contains a space';
+  expect(refusedForSize(item)).toBe(false);
+  const resume = 'taskctl resume j-mx2f7gs60skj --skip-refused';
+  expect(refusedAdvice([item], resume)).toBe(
+    `Correct those items and create them on their own; continue the job without them: ${resume}`,
+  );
+  // One chunk refused for an item among others refused for their size: there are items to correct.
+  expect(refusedAdvice(['too many items: 3 (max 2)', item], resume)).toMatch(/^Correct those items/);
+  expect(refusedAdvice(['too many items: 3 (max 2)'], resume)).toMatch(
+    /^Create those items again with a smaller --chunk-size/,
+  );
 });
