@@ -6,6 +6,7 @@ import type { Capabilities, Output, Process, Service } from './capabilities.js';
 import { UsageError } from '../errors.js';
 import { eachChunk } from '../lib/abortable.js';
 import { parseTaskId } from '../lib/task-id.js';
+import { formatCount } from '../output/numbers.js';
 import { checkReportTargets } from '../report/write.js';
 import { waitForTasks, type WaitOptions } from './follow/wait-loop.js';
 
@@ -40,7 +41,11 @@ async function resolveIds(
   args: string[],
   read: Set<number>,
 ): Promise<number[]> {
-  if (!args.includes('-')) return [...new Set(args.map(parseTaskId))];
+  if (!args.includes('-')) {
+    const ids = [...new Set(args.map(parseTaskId))];
+    if (ids.length > MAX_WAIT_IDS) throw tooManyIds('given');
+    return ids;
+  }
   if (args.length > 1) throw new UsageError('give task ids as arguments or - for stdin, not both');
   if (ctx.globals.apiKeyFile === '-')
     throw new UsageError(
@@ -62,6 +67,20 @@ async function resolveIds(
 const ID_LINE_MAX_CHARS = 64 * 1024;
 
 /**
+ * The most distinct tasks one wait follows: its memory grows with them (about 700 bytes a task), and a round reads
+ * one list page a hundred of them. More is exit 2 naming how to wait in parts, never a wait that outgrows the machine.
+ */
+const MAX_WAIT_IDS = 100_000;
+
+function tooManyIds(where: string): UsageError {
+  const most = formatCount(MAX_WAIT_IDS);
+  return new UsageError(
+    `more than ${most} task ids ${where}; one wait follows at most ${most}`,
+    `Wait for them in parts (\`split -l ${MAX_WAIT_IDS} ids.txt part-\`, then \`taskctl wait - < part-aa\` for each), or for a job's tasks with \`taskctl wait --job ID\`.`,
+  );
+}
+
+/**
  * The task ids of each line (its words, or a tsv row's first field; `#` starts a comment), read a chunk at a time into `ids`. A
  * signal ends the read at once (a producer still running): exit 130/143, the ids read so far in `ids` for the caller to
  * name, none "still running" (none was read from the service).
@@ -78,6 +97,7 @@ async function readIdLines(
     for (const word of words) {
       if (word.startsWith('#')) return;
       if (word !== '') ids.add(parseTaskId(word));
+      if (ids.size > MAX_WAIT_IDS) throw tooManyIds('on stdin');
     }
   };
   const decoder = new TextDecoder();

@@ -56,6 +56,23 @@ describe('wait - with several ids on a line', () => {
   });
 });
 
+describe('wait - with more ids than one wait follows', () => {
+  it('past 100,000 distinct ids: exit 2 before any request, saying how to wait for them in parts; memory stays bounded', async () => {
+    const api = mockApi(); // no reply: a request would fail the test
+    const ids = Array.from({ length: 100_001 }, (_, i) => String(i + 1)).join('\n');
+    const result = await runTaskctl(['wait', '-'], { api, stdin: `${ids}\n` });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: more than 100,000 task ids on stdin; one wait follows at most 100,000/);
+    expect(result.stderr).toContain('split -l 100000');
+    // 100,000 distinct ids, each given twice, are within the bound: asked for (here: not found, exit 5).
+    const { run } = await sandboxRun(0);
+    const within = ids.slice(0, ids.lastIndexOf('\n'));
+    const repeated = await run(['wait', '-'], { stdin: `${within}\n${within}\n` });
+    expect(repeated.code, repeated.stderr).toBe(5);
+    expect(repeated.stderr).toMatch(/^error: task \d+ was not found/);
+  });
+});
+
 describe('wait - with the key on stdin too', () => {
   it('refused before reading (exit 2), as create refuses: the key line is never read as an id, nor printed', async () => {
     const { run } = await sandboxRun(0);
