@@ -210,6 +210,9 @@ describe('taskctl retry', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`nothing to retry: every item of task ${original} completed`);
     expect(await taskCount()).toBe(1);
+    // Priced with -q alone, it costs 0: `cost=$(taskctl retry ID --dry-run -q)` reads a number, never an empty string.
+    const priced = await run(['retry', original, '--dry-run', '-q']);
+    expect(priced).toMatchObject({ code: 0, stdout: '0\n' });
   });
 
   it('a task still running is refused (exit 2) before anything is priced or sent', async () => {

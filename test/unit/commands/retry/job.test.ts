@@ -179,6 +179,12 @@ describe('retry --job with items the server does not list', () => {
     const nothing = await runTaskctl(['retry', '--job', path], { api: done });
     expect(nothing.code, nothing.stderr).toBe(0);
     expect(nothing.stderr).toMatch(/nothing to retry: every item of .* completed/);
+    // Priced with -q alone: 0, the number a script reads.
+    const priced = mockApi();
+    priced.reply('GET', '/tasks/1', 200, { success: true, data: task(1, listsNone) });
+    priced.reply('GET', '/tasks/2', 200, { success: true, data: task(2, listsNone) });
+    const cost = await runTaskctl(['retry', '--job', path, '--dry-run', '-q'], { api: priced });
+    expect(cost).toMatchObject({ code: 0, stdout: '0\n' });
   });
 });
 
