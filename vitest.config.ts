@@ -29,8 +29,8 @@ export default defineConfig({
     globalSetup: ['test/setup/scratch-on-tmpfs.ts', 'test/setup/shared-code-cache.ts'],
     // After the summary, each skip's reason (a missing shell, an older Node, running as root): test/skip-reason.ts.
     reporters: ['default', './test/setup/skip-reporter.ts'],
-    // The long tiers' files (browser, hardening, e2e, sandbox), which wait much of their time, spread among the unit
-    // files, which are all CPU, so the cores stay busy; the same order with or without the results cache, as on CI
+    // The files that mostly wait (terminals, spawned processes, a browser, real-time budgets) as one lane beside the
+    // files that compute, so the cores stay busy; the same order with or without the results cache, as on CI
     // (test/setup/spread-long-files.ts).
     sequence: { sequencer: SpreadLongFiles },
     projects: [

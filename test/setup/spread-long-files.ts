@@ -2,27 +2,68 @@
  * vitest sequencer: the order files start in (docs/performance.md#the-test-suite), the same on every machine, with or
  * without vitest's results cache, so a run on CI (which has none) can be replayed locally in its order.
  *
- * The files of the long tiers (real processes, real terminals, a browser, loopback servers in real time) are spread
- * among the unit files, over the first three fifths of the unit files' bytes. A long file spends much of its time
- * waiting (on a spawned process, a terminal's screen, a budget in real time) while a unit file is all CPU, so with both
- * kinds running at once the two cores stay busy; started all first (as this sequencer did, and as vitest's own order by
- * last duration does), three waiting files at once left the cores idle for seconds at a time. They still all start well
- * before the end, so the run does not end on one long file alone. Within the long files, the terminal files (tmux: each
- * waits on screens for seconds) are spread among the others, so two of them seldom run at once. Within each kind, the
- * largest file first.
+ * Most files compute all their time; some mostly wait (on a spawned process, a terminal's screen, a budget in real
+ * time, npm, a browser). Three waiting files at once, one per worker, leave both cores idle for seconds, and two of
+ * them leave one idle. So the waiting files (WAITING_FILES, each with the seconds it waits) run as one lane: each
+ * starts once the files before it in the order hold as large a share of the computing files' weight as the waiting
+ * files before it hold of the lane's seconds, so a waiting file starts about when the one before it is done waiting,
+ * while the other two workers compute. Within the lane, the longest first; the lane ends a little before the computing files,
+ * so the run ends on short unit files, not on one long file alone.
  *
- * The files of the 'isolated' project stay first: a worker of the shared project is kept for the next file only when
- * that file is also one of the shared project's.
+ * The computing files of the long tiers (in-process sandboxes and servers, spawned processes that are all CPU) are
+ * spread among the unit files, over the first three fifths of the unit files' bytes; within each kind, the largest
+ * file first. The files of the 'isolated' project stay first: a worker of the shared project is kept for the next file
+ * only when that file is also one of the shared project's.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The long tiers, in the order their files start: the browser's one file is among the longest of all. */
+/** The long tiers, in the order their computing files start. */
 const LONG_TIERS = ['test/browser/', 'test/hardening/', 'test/e2e/', 'test/sandbox/'];
-/** The share of the unit files' bytes over which the long files start. */
+/** The share of the unit files' bytes over which the long tiers' computing files start. */
 const LONG_FILES_SPAN = 0.6;
-/** The share of the long files over which the terminal files start (none among the last long files). */
-const TERMINAL_FILES_SPAN = 0.75;
+/** The share of the computing files' bytes over which the waiting files start. */
+const WAITING_FILES_SPAN = 0.95;
+
+/**
+ * The files that mostly wait, each with the seconds it waits on a quiet two-core host: its wall time less its CPU and
+ * that of the processes it waited for (a run with TASKCTL_TEST_CPU, docs/performance.md#the-test-suite). Every file
+ * that drives a real terminal is one (test/unit/lint/suite-order.test.ts).
+ */
+export const WAITING_FILES: Readonly<Record<string, number>> = {
+  'test/e2e/tty-results.test.ts': 5,
+  'test/hardening/create-timeouts.test.ts': 4.5,
+  'test/browser/dashboard.test.ts': 3.7,
+  'test/e2e/pack.test.ts': 3.4,
+  'test/hardening/wire.test.ts': 3.4,
+  'test/e2e/tty-resume.test.ts': 3.4,
+  'test/hardening/secrets.test.ts': 2.8,
+  'test/e2e/tty.test.ts': 2.8,
+  'test/e2e/completion.test.ts': 2.1,
+  'test/e2e/jobs.test.ts': 2.1,
+  'test/e2e/tty-widths.test.ts': 1.7,
+  'test/e2e/journal-kill.test.ts': 1.6,
+  'test/e2e/retry.test.ts': 1.2,
+  'test/e2e/tty-prompt.test.ts': 1.1,
+  'test/hardening/load.test.ts': 1,
+  'test/e2e/tty-unsized.test.ts': 1,
+  'test/e2e/tty-interrupt.test.ts': 1,
+  'test/unit/webhook/listener.delivery.test.ts': 0.9,
+  'test/unit/webhook/listener.test.ts': 0.9,
+  'test/e2e/quick-start.test.ts': 0.9,
+  'test/e2e/webhook.test.ts': 0.7,
+  'test/sandbox/webhooks.test.ts': 0.7,
+  'test/e2e/github-report.test.ts': 0.7,
+  'test/e2e/tty-tables.test.ts': 0.3,
+  'test/e2e/tty-help.test.ts': 0.2,
+};
+
+/** The seconds the file at `path` (absolute) spends mostly waiting, or 0 for a file that computes. */
+export function waitingSeconds(path: string): number {
+  const normal = path.replaceAll('\\', '/');
+  const name = Object.keys(WAITING_FILES).find((file) => normal.endsWith(`/${file}`));
+  return name === undefined ? 0 : WAITING_FILES[name]!;
+}
 
 function tier(spec: TestSpecification): number {
   const path = spec.moduleId.replaceAll('\\', '/');
@@ -30,20 +71,29 @@ function tier(spec: TestSpecification): number {
   return index === -1 ? LONG_TIERS.length : index;
 }
 
-/** Whether the test file at `path` drives a real terminal (it imports test/e2e/tmux.ts). */
-export const isTerminalFile = (path: string) => readFileSync(path, 'utf8').includes("/tmux.js'");
-
 /**
- * `into` with `spread` merged in, in their own orders: the k-th of n files of `spread` starts once the files of `into`
- * before it hold k/n × `span` of `into`'s weight.
+ * `into` with `spread` merged in, in their own orders: each item of `spread` starts once the items of `into` before it
+ * hold the share of `span` × `into`'s weight that the items of `spread` before it hold of `spread`'s weight (with the
+ * default weights, the k-th of n starts once k/n × `span` went before it).
  */
-export function spreadInto<T>(into: T[], spread: T[], span: number, weight: (item: T) => number = () => 1): T[] {
+export function spreadInto<T>(
+  into: T[],
+  spread: T[],
+  span: number,
+  weight: (item: T) => number = () => 1,
+  spreadWeight: (item: T) => number = () => 1,
+): T[] {
   const total = into.reduce((sum, item) => sum + weight(item), 0);
+  const spreadTotal = spread.reduce((sum, item) => sum + spreadWeight(item), 0);
   const merged: T[] = [];
   let done = 0;
   let next = 0;
+  let spreadDone = 0;
   for (const item of into) {
-    while (next < spread.length && (next / spread.length) * span * total <= done) merged.push(spread[next++]!);
+    while (next < spread.length && (spreadDone / spreadTotal) * span * total <= done) {
+      spreadDone += spreadWeight(spread[next]!);
+      merged.push(spread[next++]!);
+    }
     merged.push(item);
     done += weight(item);
   }
@@ -58,14 +108,16 @@ export default class SpreadLongFiles extends BaseSequencer {
     const ordered = [...files].sort((a, b) => size(b) - size(a));
     const isolated = ordered.filter((spec) => spec.project.config.isolate);
     const shared = ordered.filter((spec) => !spec.project.config.isolate);
-    const long = shared.filter((spec) => tier(spec) < LONG_TIERS.length).sort((a, b) => tier(a) - tier(b));
-    const unit = shared.filter((spec) => tier(spec) === LONG_TIERS.length);
-    const terminal = long.filter((spec) => isTerminalFile(spec.moduleId));
-    const longSpread = spreadInto(
-      long.filter((spec) => !terminal.includes(spec)),
-      terminal,
-      TERMINAL_FILES_SPAN,
-    );
-    return [...isolated, ...spreadInto(unit, longSpread, LONG_FILES_SPAN, size)];
+    const waiting = shared
+      .filter((spec) => waitingSeconds(spec.moduleId) > 0)
+      .sort((a, b) => waitingSeconds(b.moduleId) - waitingSeconds(a.moduleId));
+    const computing = shared.filter((spec) => !waiting.includes(spec));
+    const long = computing.filter((spec) => tier(spec) < LONG_TIERS.length).sort((a, b) => tier(a) - tier(b));
+    const unit = computing.filter((spec) => tier(spec) === LONG_TIERS.length);
+    const rest = spreadInto(unit, long, LONG_FILES_SPAN, size);
+    return [
+      ...isolated,
+      ...spreadInto(rest, waiting, WAITING_FILES_SPAN, size, (spec) => waitingSeconds(spec.moduleId)),
+    ];
   }
 }
