@@ -12,7 +12,7 @@ import { counted } from '../../output/plural.js';
 import { runPipeline } from '../submit/pipeline.js';
 import type { Submitter } from '../submit/types.js';
 import { spending } from '../submit/resume-command.js';
-import { idsOnly } from '../quiet.js';
+import { dryRunOfNothing } from '../submit/dry-run.js';
 import {
   itemsToRetry,
   journaledRetry,
@@ -74,8 +74,7 @@ async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options
         ? `nothing to retry: ${noErrorMatched(file, options.error)}`
         : `nothing to retry: every item of ${job.lost.length > 0 ? `the other ${counted(job.created.length, 'task')} of ` : ''}${file} completed`,
     );
-    // As retry-tasks.ts: priced, nothing costs 0.
-    if (options.dryRun === true && idsOnly(ctx.globals)) ctx.printer.line('0');
+    if (options.dryRun === true) dryRunOfNothing(ctx);
     return;
   }
   const chunkSize = options.chunkSize ?? job.chunkSize;

@@ -6,8 +6,25 @@ import { refuseAboveBalance, totalEstimate } from './confirm.js';
 import type { NormalisedItems } from '../items/index.js';
 import type { PricedBatch } from './types.js';
 
+type DryRunContext = Pick<Output, 'printer'> & Pick<Service, 'globals'>;
+
+/**
+ * -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`; whether it was
+ * printed (then nothing else is).
+ */
+function quietEstimate(ctx: DryRunContext, coins: number): boolean {
+  if (!idsOnly(ctx.globals)) return false;
+  ctx.printer.line(String(coins));
+  return true;
+}
+
+/** A dry run with nothing to price (a retry with nothing left to retry): with -q alone its estimate, 0, all the same. */
+export function dryRunOfNothing(ctx: DryRunContext): void {
+  quietEstimate(ctx, 0);
+}
+
 export async function dryRun(
-  ctx: Pick<Output, 'printer'> & Pick<Service, 'globals'>,
+  ctx: DryRunContext,
   api: ApiClient,
   batches: readonly PricedBatch[],
   normalised: NormalisedItems | undefined,
@@ -35,11 +52,11 @@ export async function dryRun(
     ...result,
     normalised_examples: normalised?.first ?? [],
   });
-  // -q alone: the estimate in coins, a bare number (of every service together, a retry's), for `$(…)`.
-  if (idsOnly(ctx.globals)) ctx.printer.line(String(totalEstimate(batches)));
-  // Several services (a retry): -o json is one array, not several documents, each with a single service's keys.
-  else if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results.map(documentOf));
-  else for (const result of results) ctx.printer.detail(Object.entries(result), documentOf(result));
+  if (!quietEstimate(ctx, totalEstimate(batches))) {
+    // Several services (a retry): -o json is one array, not several documents, each with a single service's keys.
+    if (results.length > 1 && ctx.printer.format === 'json') ctx.printer.json(results.map(documentOf));
+    else for (const result of results) ctx.printer.detail(Object.entries(result), documentOf(result));
+  }
   refuseAboveBalance(batches, balance, { prefix: 'dry run: ' });
   ctx.printer.info('dry run: nothing was created');
 }

@@ -18,7 +18,7 @@ import { runPipeline } from './pipeline.js';
 import { type Batch, type SubmitOptions, type Submitter } from './types.js';
 import { counted } from '../../output/plural.js';
 import { resumeCommand } from './resume-command.js';
-import { idsOnly } from '../quiet.js';
+import { dryRunOfNothing } from './dry-run.js';
 
 export interface RetryOptions extends SubmitOptions {
   /** Commander's `--no-reuse`: false pays again even for a retry made moments ago. */
@@ -131,8 +131,7 @@ export async function retryTasks(ctx: Submitter, ids: number[], options: RetryOp
           ? `nothing to retry: every item listed for ${taskList(unique)} completed`
           : `nothing to retry: every item of ${taskList(unique)} completed`,
     );
-    // Priced, nothing costs 0: with -q alone the number a script reads (`cost=$(taskctl retry 42 --dry-run -q)`).
-    if (options.dryRun === true && idsOnly(ctx.globals)) ctx.printer.line('0');
+    if (options.dryRun === true) dryRunOfNothing(ctx);
     return;
   }
 
