@@ -5,7 +5,7 @@
  * next diff's sweep runs `main()` in this process (its subject is the sweep, not the process).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTaskctl } from '../unit/commands/run-in-process.js';
@@ -90,10 +90,14 @@ describe('diff scratch files', () => {
     { timeout: 60_000 },
     async () => {
       const tmp = tempDir('killed');
-      const child = spawn(process.execPath, [BIN, 'diff', a, b, '-o', 'ndjson'], {
+      // Side A from a pipe held open: the diff spills its first run, reads the rest, then waits for more, so the run
+      // is on disk until the kill. Read from a file, the whole diff (spill, merge, sweep) could end between two looks.
+      const child = spawn(process.execPath, [BIN, 'diff', '-', b, '-o', 'ndjson'], {
         env: { ...home.env, PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmp.dir },
-        stdio: 'ignore',
+        stdio: ['pipe', 'ignore', 'ignore'],
       });
+      child.stdin.on('error', () => undefined); // EPIPE once killed
+      child.stdin.write(readFileSync(a));
       // Killed once its first run is on disk.
       await waitFor(() => tmp.scratch().some((name) => readdirSync(join(tmp.dir, name)).includes('run-1')), {
         timeoutMs: 30_000,
@@ -102,7 +106,7 @@ describe('diff scratch files', () => {
           `no run-1 yet; ${tmp.listing()}; the diff ${child.exitCode === null ? 'runs' : `exited ${child.exitCode}`}`,
       });
       child.kill('SIGKILL');
-      await exitOf(child, { on: 'exit', describe: () => 'stdio ignored' });
+      await exitOf(child, { on: 'exit', describe: () => 'killed with SIGKILL' });
       expect(tmp.scratch()).toHaveLength(1);
       const small = join(home.dir, 'small.ndjson');
       writeFileSync(small, '{"target":"a.com","status":"completed"}\n');
