@@ -7,10 +7,12 @@ export default defineConfig({
     hookTimeout: 30_000,
     // expect.poll waits for a condition (a guard, not a measure): vitest's 1 s ran out on a loaded machine.
     expect: { poll: { timeout: 10_000 } },
-    // Two cores on CI. One worker more than the cores: e2e files spend part of their time waiting on other processes,
-    // but each worker pays once for the module graph, the first sandbox and fast-check's tables, and on a loaded
-    // machine more files at once meant more of them past their bounds.
-    maxWorkers: 3,
+    // Two cores on CI, four workers: the files that mostly wait (terminals, spawned processes, real-time budgets) run
+    // as one lane (below), and that lane's files add up to more wall time than the run, so two of them often run at
+    // once; with a worker for each core beside them, the cores stay busy (idle 7-8 → 1-2 core-seconds a run, vitest
+    // about 1.4 s faster in interleaved pairs: docs/performance.md, "A nineteenth look"). Each worker pays once for
+    // the module graph, the first sandbox and fast-check's tables: a fifth worker gained nothing more.
+    maxWorkers: 4,
     // Each file's transform kept on disk (node_modules/.experimental-vitest-cache, keyed by the file's content): every
     // run after the first on a machine skips Vite's transforms of the unchanged files, about 4 CPU-s and 2-3 s of a
     // 52-56 s run in two interleaved pairs (docs/performance.md, "A fourteenth look"). A clean install starts without it.

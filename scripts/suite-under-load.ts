@@ -2,7 +2,8 @@
  * The suite on a machine under load ("green 5 runs out of 5 while two busy loops per core load the machine", see
  * docs/performance.md#the-test-suite): starts `--loops-per-core` busy loops per core (default 2), runs vitest `--runs`
  * times (default 5), and prints each run's result, its wall time, vitest's own duration and the load average when it
- * started. Arguments after a second `--` go to vitest (`-- --maxWorkers=2`, a folder). The loops are killed when the
+ * started. Arguments after a second `--` go to vitest (a folder, `--bail 1`; not `--maxWorkers`, which vitest 4.1 does not
+ * pass on to the projects of vitest.config.ts: its `maxWorkers` is the one that counts). The loops are killed when the
  * script ends, however it ends.
  *
  *   npm run test:load [-- --runs 5 --loops-per-core 2 [-- <vitest arguments>]]

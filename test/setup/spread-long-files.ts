@@ -3,11 +3,12 @@
  * without vitest's results cache, so a run on CI (which has none) can be replayed locally in its order.
  *
  * Most files compute all their time; some mostly wait (on a spawned process, a terminal's screen, a budget in real
- * time, npm, a browser). Three waiting files at once, one per worker, leave both cores idle for seconds, and two of
- * them leave one idle. So the waiting files (WAITING_FILES, each with the seconds it waits) run as one lane: each
- * starts once the files before it in the order hold as large a share of the computing files' weight as the waiting
- * files before it hold of the lane's seconds, so a waiting file starts about when the one before it is done waiting,
- * while the other two workers compute. Within the lane, the longest first; the lane ends a little before the computing files,
+ * time, npm, a browser). Waiting files side by side on most of the workers leave the cores idle for seconds. So the
+ * waiting files (WAITING_FILES, each with the seconds it waits) run as one lane: each starts once the files before it
+ * in the order hold as large a share of the computing files' weight as the waiting files before it hold of the lane's
+ * seconds, so a waiting file starts about when the one before it is done waiting, while the other workers compute.
+ * The lane's files take more wall time than the run (each also computes a little), so two of them often overlap: the
+ * fourth worker (vitest.config.ts) keeps a worker computing for each core meanwhile. Within the lane, the longest first; the lane ends a little before the computing files,
  * so the run ends on short unit files, not on one long file alone.
  *
  * The computing files of the long tiers (in-process sandboxes and servers, spawned processes that are all CPU) are
