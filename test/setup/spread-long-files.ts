@@ -8,8 +8,9 @@
  * in the order hold as large a share of the computing files' weight as the waiting files before it hold of the lane's
  * seconds, so a waiting file starts about when the one before it is done waiting, while the other workers compute.
  * The lane's files take more wall time than the run (each also computes a little), so two of them often overlap: the
- * fourth worker (vitest.config.ts) keeps a worker computing for each core meanwhile. Within the lane, the longest first; the lane ends a little before the computing files,
- * so the run ends on short unit files, not on one long file alone.
+ * fourth worker (vitest.config.ts) keeps a worker computing for each core meanwhile. Within the lane, the longest
+ * first; the lane ends a little before the computing files, so the run ends on short unit files, not on one long file
+ * alone.
  *
  * The computing files of the long tiers (in-process sandboxes and servers, spawned processes that are all CPU) are
  * spread among the unit files, over the first three fifths of the unit files' bytes; within each kind, the largest
