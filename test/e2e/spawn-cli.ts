@@ -172,10 +172,12 @@ export function startCli(args: string[], env: Record<string, string>) {
   return { child, out, closed };
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (for a server a spawned process will start). */
+/** A loopback address no test listens on, for "nothing listens there" cases: `freePort(CLOSED_HOST)`. */
+export const CLOSED_HOST = '127.0.0.3';
+
 /**
- * A port nothing listens on at `host` a moment ago. For "nothing listens there" cases pass a loopback address no other
- * test binds (e.g. 127.0.0.3): on 127.0.0.1 a sandbox of a test running in parallel may take the port in between.
+ * A port nothing listens on at `host` a moment ago. For "nothing listens there" cases pass CLOSED_HOST: on 127.0.0.1
+ * a server of a test running in parallel may take the port in between.
  */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   const server = createServer();

@@ -16,7 +16,7 @@ import { AmbiguousCreateError } from '../../src/api/api-errors.js';
 import type { Task } from '../../src/api/schemas.js';
 import { ExitCode, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { freePort, runCli, startWorld, type E2EWorld } from '../e2e/spawn-cli.js';
+import { CLOSED_HOST, freePort, runCli, startWorld, type E2EWorld } from '../e2e/spawn-cli.js';
 import { FakeClock, T0 } from '../clock.js';
 import { SkipClock } from '../campaign/world.js';
 import {
@@ -83,9 +83,8 @@ describe.concurrent('wire', () => {
     it('W1 GET to a port nobody listens on: exit 8 after 4 attempts, names the address, well under a minute', async () => {
       const home = isolatedHome();
       try {
-        // 127.0.0.3: loopback, and no other test listens there, so the port stays closed (see freePort).
-        const port = await freePort('127.0.0.3');
-        const result = await virtualRun(['balance'], cliEnv(`http://127.0.0.3:${port}`, home));
+        const port = await freePort(CLOSED_HOST);
+        const result = await virtualRun(['balance'], cliEnv(`http://${CLOSED_HOST}:${port}`, home));
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(
           new RegExp(
@@ -109,18 +108,18 @@ describe.concurrent('wire', () => {
       try {
         // Prices come from the local cache (kept per base URL), so the POST is the first request.
         mkdirSync(join(home.dir, 'cache'), { recursive: true });
-        const port = await freePort('127.0.0.3');
+        const port = await freePort(CLOSED_HOST);
         writeFileSync(
           join(home.dir, 'cache', 'completion.json'),
           JSON.stringify({
             prices: { domain_check_availability: 1 },
-            pricesFrom: `http://127.0.0.3:${port}/api/v1`,
+            pricesFrom: `http://${CLOSED_HOST}:${port}/api/v1`,
             pricesAt: Date.now(),
           }),
         );
         const result = await virtualRun(
           ['create', 'domain_check_availability', 'a.com'],
-          cliEnv(`http://127.0.0.3:${port}`, home),
+          cliEnv(`http://${CLOSED_HOST}:${port}`, home),
         );
         expect(result.code, result.stderr).toBe(ExitCode.unavailable);
         expect(result.stderr).toMatch(/creating the task: could not reach .* \(connection refused\) after 4 attempts/);

@@ -1,7 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebhookEventSchema } from '../../src/api/schemas.js';
+import { CLOSED_HOST, freePort } from '../e2e/spawn-cli.js';
 import {
   admin,
   call,
@@ -170,14 +169,12 @@ describe('sandbox webhooks', () => {
   });
 
   it("a receiver nothing listens on: the attempt and the log say so in words, not Node's error text", async () => {
-    // A port just freed: nothing listens there.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    // A port just freed on an address no other test binds: nothing listens there (on 127.0.0.1 a server of a test
+    // running in parallel once took it, and the attempt got that server's 404).
+    const port = await freePort(CLOSED_HOST);
     const lines: string[] = [];
     const sb = await start({
-      webhookUrl: `http://127.0.0.1:${port}/hook`,
+      webhookUrl: `http://${CLOSED_HOST}:${port}/hook`,
       itemMs: 0,
       webhookTimeScale: 1,
       log: (line) => lines.push(line),
