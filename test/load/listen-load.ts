@@ -111,19 +111,15 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/`;
 
-  const portProbe = createServer();
-  await new Promise<void>((resolve) => portProbe.listen(0, '127.0.0.1', resolve));
-  const port = (portProbe.address() as AddressInfo).port;
-  await new Promise((resolve) => portProbe.close(resolve));
-
   const child = spawn(
     process.execPath,
     [
       BIN,
       'webhook',
       'listen',
+      // Port 0 and the port the listener reports: a port picked here first could be taken by a parallel test first.
       '--port',
-      String(port),
+      '0',
       '--forward-to',
       appUrl,
       '--exec',
@@ -176,7 +172,9 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
     }
   };
   const poller = setInterval(readPeak, 100);
-  const url = `http://127.0.0.1:${port}/`;
+  const listening = /listening for webhooks on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+  if (!listening) throw new Error(`no port in the listener's line: ${stderr}`);
+  const url = `http://127.0.0.1:${listening[1]}/`;
   const refused: Record<number, number> = {};
   let deliveries = 0;
   const acknowledged = new Set<string>();
