@@ -1,13 +1,15 @@
 /**
  * The progress of a chunked submission. On a terminal one live line (made at the first send), redrawn in place, with
  * what spins inside a send (resends, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
- * one a second (and the last).
+ * one a second (and the last). The live line is said in whole parts: on a narrow terminal the items and coins go
+ * first, then the tasks created, the chunk staying (`fitted`); plain lines say everything.
  */
 import type { Output, Prompts, Runtime, Service } from '../capabilities.js';
 import type { Progress } from '../../output/progress.js';
 import type { Outcome } from './types.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
+import { textWidth } from '../../output/width.js';
 
 /** Plain progress lines: at most one a second (and the last). */
 const PROGRESS_EVERY_MS = 1_000;
@@ -15,9 +17,11 @@ const PROGRESS_EVERY_MS = 1_000;
 export class ChunkProgress {
   private live: Progress | undefined;
   private asked = false;
-  private said = '';
-  /** What the chunks sent so far come to (`4 of 5 tasks created; 40 items and 40 coins by this run`), once one has. */
-  private counts: string | undefined;
+  /** The live line's text, longest first: each shorter one leaves out a part (see `fitted`). */
+  private said: string[] = [''];
+  /** What the chunks sent so far come to, once one has: the tasks (`4 of 5 tasks created`), then the items and coins
+   * (`40 items and 40 coins by this run`). */
+  private counts: { tasks: string; bought: string } | undefined;
   private notice: string | undefined;
   private lastLine = Number.NEGATIVE_INFINITY;
   private items = 0;
@@ -39,7 +43,15 @@ export class ChunkProgress {
   /** Runs one chunk's send with its spinner texts in the live line (or under its own spinner without one). */
   async sending<T>(what: string, send: () => Promise<T>): Promise<T> {
     // The chunk in flight, never the one before it (done), with what the run has so far.
-    this.said = this.counts === undefined ? `creating ${what}…` : `creating ${what}… (${this.counts})`;
+    const counts = this.counts;
+    this.said =
+      counts === undefined
+        ? [`creating ${what}…`]
+        : [
+            `creating ${what}… (${counts.tasks}; ${counts.bought})`,
+            `creating ${what}… (${counts.tasks})`,
+            `creating ${what}…`,
+          ];
     const line = await this.goLive();
     if (!line) return send();
     line.refresh();
@@ -69,16 +81,19 @@ export class ChunkProgress {
     const gone = new Set(lost);
     const reused = [...this.reused].filter((index) => !gone.has(index)).length;
     const created = tasks - gone.size - reused;
-    const counts =
+    const tasksSaid =
       (reused === 0
         ? `${formatCount(tasks - gone.size)} of ${of} created`
         : `${created === 0 ? '' : `${formatCount(created)} created and `}${formatCount(reused)} reused of ${of}`) +
       (gone.size > 0 ? `, ${formatCount(gone.size)} lost` : '');
-    this.counts = `${counts}; ${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`;
-    const text = `${what}: ${this.counts}`;
+    this.counts = {
+      tasks: tasksSaid,
+      bought: `${counted(this.items, 'item')} and ${counted(this.coins, 'coin')} by this run`,
+    };
+    const text = `${what}: ${this.counts.tasks}; ${this.counts.bought}`;
     const now = this.ctx.clock.now();
     if (this.live) {
-      this.said = text;
+      this.said = [text, `${what}: ${this.counts.tasks}`, what];
       this.live.refresh();
     } else if (now - this.lastLine >= PROGRESS_EVERY_MS || tasks === this.total) {
       this.lastLine = now;
@@ -104,7 +119,22 @@ export class ChunkProgress {
     const progress = await this.ctx.printer.progress();
     if (progress.mode !== 'live') return undefined;
     this.live = progress;
-    progress.live((spin) => [`${progress.paint.cyan(spin)} ${this.notice ?? this.said}`]);
+    progress.live((spin) => {
+      const texts = this.notice === undefined ? this.said : [this.notice, withoutAside(this.notice)];
+      // The spinner's glyph and a space come before the text.
+      const width = (progress.lineWidth() ?? Number.POSITIVE_INFINITY) - 2;
+      return [`${progress.paint.cyan(spin)} ${fitted(texts, width)}`];
+    });
     return progress;
   }
+}
+
+/** The first of `texts` (longest first) that fits `width` columns; the last, cut by the line, when none does. */
+function fitted(texts: readonly string[], width: number): string {
+  return texts.find((text) => textWidth(text) <= width) ?? texts.at(-1) ?? '';
+}
+
+/** A notice without its closing aside: `waiting 11s for the rate limit (4 requests per 20s)…` → `… rate limit…`. */
+function withoutAside(notice: string): string {
+  return notice.replace(/ \([^()]*\)(…?)$/, '$1');
 }

@@ -11,15 +11,30 @@ import { mockApi, replyNoTasks, replyServices, runTaskctl } from '../run-in-proc
 
 const S = 'domain_check_availability';
 
-async function journaled(options: { stderrTTY: boolean; env?: Record<string, string> }) {
+async function journaled(options: {
+  stderrTTY: boolean;
+  env?: Record<string, string>;
+  columns?: number;
+  /** The first POST's answer spends the rate-limit window (reset in 30 s): the second chunk waits for it. */
+  spendWindow?: boolean;
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'taskctl-journal-'));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const api = mockApi();
   replyServices(api);
   replyNoTasks(api);
   api.reply('GET', '/balance', 200, { success: true, data: { balance: 1000, currency: 'coins' } });
+  const spent = { 'x-ratelimit-limit': '4', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' };
   for (const id of [11, 12, 13])
-    api.reply('POST', '/tasks', 201, { success: true, data: task(id, { status: 'pending' }) });
+    api.reply(
+      'POST',
+      '/tasks',
+      201,
+      { success: true, data: task(id, { status: 'pending' }) },
+      {
+        headers: options.spendWindow === true && id === 11 ? spent : {},
+      },
+    );
   return runTaskctl(
     [
       'create',
@@ -36,7 +51,7 @@ async function journaled(options: { stderrTTY: boolean; env?: Record<string, str
       'tsv',
     ],
     // 120 columns: the summary names the journal by its path, which must fit whatever the temporary directory is.
-    { api, stderrTTY: options.stderrTTY, columns: 120, env: { NO_COLOR: '1', ...options.env } },
+    { api, stderrTTY: options.stderrTTY, columns: options.columns ?? 120, env: { NO_COLOR: '1', ...options.env } },
   );
 }
 
@@ -72,6 +87,36 @@ describe('create --journal progress', () => {
       expect.stringMatching(/✓ job j-[0-9a-z]+ \(\S*job\.jsonl\): 3 tasks/),
       '',
     ]);
+  });
+
+  it('on a narrow terminal: the line keeps the chunk and the tasks created, leaving out what does not fit', async () => {
+    const result = await journaled({ stderrTTY: true, columns: 60 });
+    expect(result.code, result.stderr).toBe(0);
+    // Each frame of the live line as the screen shows it: after the cursor's return, up to the next control sequence.
+    const frames = result.stderr
+      .split(/\x1b\[1G/)
+      .slice(1)
+      .map((frame) => frame.split(/\x1b|\n/)[0] ?? '')
+      .filter((frame) => frame.includes('chunk'));
+    expect(frames).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^. creating chunk 2 of 3… \(1 of 3 tasks created\)$/),
+        expect.stringMatching(/^. chunk 3 of 3: 3 of 3 tasks created$/),
+      ]),
+    );
+    // Whole parts or none: no frame is cut at the terminal's edge (`…` only where a chunk is being created).
+    for (const frame of frames) {
+      expect(frame.length).toBeLessThan(60);
+      expect(frame.replace(/of 3…/, '')).not.toContain('…');
+    }
+  });
+
+  it('on a narrow terminal: a wait for the rate limit is said without its aside rather than cut in it', async () => {
+    const result = await journaled({ stderrTTY: true, columns: 70, spendWindow: true });
+    expect(result.code, result.stderr).toBe(0);
+    // At 80 columns: `creating chunk 2 of 3: waiting 31s for the rate limit (4 requests a window)…`.
+    expect(result.stderr).toMatch(/\x1b\[1G. creating chunk 2 of 3: waiting 31s for the rate limit…\x1b/);
+    expect(result.stderr).not.toMatch(/\(4 requests/);
   });
 
   it('piped or in CI: plain lines, one per chunk at most a second, then the summary', async () => {
