@@ -173,10 +173,14 @@ class LiveProgress implements Progress {
     // Each line overwrites the one drawn before and clears what was left of it; a shorter frame clears the old lines
     // below it. Never "clear to the end of the screen": from the top-left corner, tmux and others move the whole
     // screen into the scrollback for that, which is how a redrawn block flooded it.
+    // An empty frame (watch's stall line gone once answers come) clears the block, its first row included; with no
+    // block on screen it writes nothing, not even a cursor move.
+    if (lines.length === 0) {
+      this.erase();
+      return;
+    }
     const stream = this.tty();
     const height = this.height();
-    // An empty block (watch's stall line while answers come) writes nothing: not even a cursor move among the lines.
-    if (lines.length === 0 && height === 0) return;
     this.toTop(height);
     lines.forEach((line, index) => {
       if (index > 0) this.stream.write('\n');

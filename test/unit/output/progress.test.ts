@@ -99,6 +99,22 @@ describe('live progress (a terminal)', () => {
     expect(stderr.text()).not.toMatch(/\x1b\[\d*J/);
   });
 
+  it('an empty frame clears every row of the block drawn before it, and leaves the cursor on its first', () => {
+    for (const drawn of [['! no answer (12s), last answer 17s ago'], ['task 1 processing', 'task 2 pending']]) {
+      const stderr = ttyStream(60);
+      stderr.write('above\n');
+      open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
+      let frame = drawn;
+      open.live(() => frame);
+      frame = [];
+      open.refresh();
+      // What the next lasting line is written over: the block's first row, with the cursor at its start.
+      stderr.write('next');
+      expect(screenAfter(stderr.text(), 60).join('\n').trimEnd()).toBe('above\nnext');
+      open.stop();
+    }
+  });
+
   it('log() prints a lasting line above the block; stop() clears it', () => {
     const stderr = ttyStream();
     open = createProgress({ io: ioWith(stderr), env: {}, format: 'table', color: false, tickMs: 0 });
