@@ -376,6 +376,14 @@ class Follower {
         const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
         const scheduledAt = this.nextWakeAt(now);
         const wakeAt = Math.max(scheduledAt, paceAt);
+        // Failing, with the rate limit holding the next read past the tolerance: no read can answer in time, so the
+        // follow gives up when the tolerance runs out, not after the hold (`--outage-tolerance 8s` ending a minute on).
+        const giveUpAt = this.failures > 0 ? this.giveUpAt() : Number.POSITIVE_INFINITY;
+        if (wakeAt > giveUpAt && (deadline === undefined || giveUpAt < deadline)) {
+          if (giveUpAt > now) await clock.sleep(giveUpAt - now, signal);
+          this.gaveUp = true;
+          continue;
+        }
         this.heldByRateLimit = paceAt > now && paceAt >= wakeAt;
         if (wakeAt > now) {
           const held = this.heldByRateLimit && paceAt - Math.max(now, scheduledAt) > WAIT_NOTICE_MS;

@@ -94,6 +94,24 @@ describe('wait/watch when the service stops answering', () => {
     expect(result.stderr).toMatch(/last error: .*slow down/);
   });
 
+  it('wait: 429s whose rate limit holds the next read past --outage-tolerance give up at the tolerance', async () => {
+    const api = mockApi();
+    api.allowUnused(); // the failing replies are registered generously
+    api.reply('GET', '/tasks/7', 200, processing(7));
+    // A window of 4 requests, spent, that starts again in a minute: the client's limiter holds the next read till then.
+    const spent = { 'x-ratelimit-limit': '4', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' };
+    const limited = { success: false, error: { code: 'rate_limited', message: 'slow down' } };
+    api.reply('GET', '/tasks/7', 429, limited, { times: 1000, headers: { 'retry-after': '1', ...spent } });
+    const clock = new FakeClock();
+    const result = await runTaskctl(['wait', '7', '--outage-tolerance', '8s', '-q'], { api, clock });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(/--outage-tolerance of 8s .*last error: .*slow down/);
+    // 8 s after the first failed read (sent a poll interval after the first, good, one at T0), not a minute later
+    // after the hold.
+    expect(clock.now() - T0).toBeGreaterThanOrEqual(8_000);
+    expect(clock.now() - T0).toBeLessThan(10_000);
+  });
+
   it('wait: the service answering with the task still running at the deadline stays 124', async () => {
     const api = mockApi();
     api.allowUnused(); // the failing replies are registered generously
