@@ -130,7 +130,29 @@ export function truncateText(text: string, width: number): string {
   // `head` is a prefix of `text`: it ends a word when a space follows it there.
   const space = text.charAt(head.length) === ' ' ? head.length : head.lastIndexOf(' ');
   const cut = space > 0 ? head.slice(0, space).trimEnd() : head.trimEnd();
-  return `${cut}${ELLIPSIS}`;
+  return `${withoutOpenAside(cut, width)}${ELLIPSIS}`;
+}
+
+/**
+ * `head`, a line's start, without an aside it opens and does not close (` (4 requests a`), when one opens in the second
+ * half of `width`: a cut line says `waiting 52s for the rate limit…`, never `… rate limit (4…`.
+ */
+function withoutOpenAside(head: string, width: number): string {
+  const open = openAsideAt(head);
+  return open !== undefined && textWidth(head.slice(0, open)) >= width / 2 ? head.slice(0, open).trimEnd() : head;
+}
+
+/** Where the ` (` of the aside `text` leaves open at its end starts, if it leaves one open. */
+function openAsideAt(text: string): number | undefined {
+  let depth = 0;
+  let at: number | undefined;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') {
+      if (depth === 0 && text[i - 1] === ' ') at = i - 1;
+      depth++;
+    } else if (text[i] === ')' && depth > 0 && --depth === 0) at = undefined;
+  }
+  return depth > 0 ? at : undefined;
 }
 
 // Colour sequences chalk adds (server text was neutralised before colouring, so it holds none of its own).
@@ -152,10 +174,14 @@ export function cutToWidth(line: string, width: number): string {
   let coloured = false;
   /** Where `out` last had a space after a word, with the columns used up to it. */
   let wordEnd: { at: number; used: number } | undefined;
-  const end = () => {
-    const head = wordEnd !== undefined && wordEnd.used >= width / 2 ? out.slice(0, wordEnd.at) : out;
-    return `${head}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
+  const end = (head: string) => {
+    // An aside left open (` (4 requests a`) goes whole when it opens in the line's second half (textWidth counts no
+    // colour sequence).
+    const open = openAsideAt(head);
+    const kept = open !== undefined && textWidth(head.slice(0, open)) >= width / 2 ? head.slice(0, open) : head;
+    return `${kept}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
   };
+  const atWordEnd = () => (wordEnd !== undefined && wordEnd.used >= width / 2 ? out.slice(0, wordEnd.at) : out);
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);
     if (sgr) {
@@ -169,14 +195,14 @@ export function cutToWidth(line: string, width: number): string {
     for (const char of characters(plain)) {
       const w = textWidth(char);
       // One column is kept for the ellipsis.
-      if (used + w > width - 1) return char === ' ' ? `${out}${ELLIPSIS}${coloured ? SGR_RESET : ''}` : end();
+      if (used + w > width - 1) return end(char === ' ' ? out : atWordEnd());
       if (char === ' ' && used > 0 && !out.endsWith(' ')) wordEnd = { at: out.length, used };
       out += char;
       used += w;
     }
     rest = rest.slice(plain.length);
   }
-  return end();
+  return end(atWordEnd());
 }
 
 /**

@@ -120,7 +120,8 @@ export class ChunkProgress {
     if (progress.mode !== 'live') return undefined;
     this.live = progress;
     progress.live((spin) => {
-      const texts = this.notice === undefined ? this.said : [this.notice, withoutAside(this.notice)];
+      // A notice (a rate-limit wait) is cut by the line, which leaves out an aside it would cut (output/width.ts).
+      const texts = this.notice === undefined ? this.said : [this.notice];
       // The spinner's glyph and a space come before the text.
       const width = (progress.lineWidth() ?? Number.POSITIVE_INFINITY) - 2;
       return [`${progress.paint.cyan(spin)} ${fitted(texts, width)}`];
@@ -132,9 +133,4 @@ export class ChunkProgress {
 /** The first of `texts` (longest first) that fits `width` columns; the last, cut by the line, when none does. */
 function fitted(texts: readonly string[], width: number): string {
   return texts.find((text) => textWidth(text) <= width) ?? texts.at(-1) ?? '';
-}
-
-/** A notice without its closing aside: `waiting 11s for the rate limit (4 requests per 20s)…` → `… rate limit…`. */
-function withoutAside(notice: string): string {
-  return notice.replace(/ \([^()]*\)(…?)$/, '$1');
 }

@@ -138,6 +138,19 @@ describe('cutToWidth (live lines: spinners, the live block)', () => {
     for (const width of [20, 39, 60, 69]) expect(textWidth(cutToWidth(line, width))).toBeLessThanOrEqual(width);
   });
 
+  it('leaves out an aside it would cut, when it opens in the second half: never "rate limit (100…"', () => {
+    const line = '⠋ creating 3 tasks: waiting 57s for the rate limit (100 requests/min)';
+    expect(cutToWidth(line, 60)).toBe('⠋ creating 3 tasks: waiting 57s for the rate limit…');
+    expect(cutToWidth(`\u001b[36m${line}\u001b[39m`, 60)).toBe(
+      '\u001b[36m⠋ creating 3 tasks: waiting 57s for the rate limit…\u001b[0m',
+    );
+    // An aside that closes before the cut stays; one opening in the first half is cut as any words are.
+    expect(cutToWidth('task 7 (3/10 items) processing for a long while now', 40)).toBe(
+      'task 7 (3/10 items) processing for a…',
+    );
+    expect(cutToWidth('task 7 (processing for a long while now)', 20)).toBe('task 7 (processing…');
+  });
+
   it('keeps its colours and closes them; a line of one long word is still cut to the width', () => {
     expect(cutToWidth('\u001b[36m⠋\u001b[39m checking the task list', 18)).toBe(
       '\u001b[36m⠋\u001b[39m checking the…\u001b[0m',
@@ -159,6 +172,10 @@ describe("a spinner's text", () => {
       expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT…/);
     }
     expect(fitted('reading the balance…', { columns: 40 })).toBe('reading the balance…');
+    // An aside it would cut goes whole: `(4…` says nothing.
+    const held = 'reading task 24: waiting 52s for the rate limit (4 requests a window)…';
+    expect(fitted(held, { columns: 80 })).toBe(held);
+    expect(fitted(held, { columns: 70 })).toBe('reading task 24: waiting 52s for the rate limit…');
   });
 });
 
