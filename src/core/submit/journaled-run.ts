@@ -1460,6 +1460,7 @@ async function continueJob(
       batches: [{ service: job.service, items }],
       done: journal.done,
       skip,
+      adopted: new Set(user.adopt.map((adoption) => adoption.chunk)),
       observer: journal,
       job: { ...self, name: open.name },
       verb: run.verb,
@@ -1716,8 +1717,10 @@ function standing(
   );
   const resent =
     user.resend.length > 0 ? ` (--resend ${user.resend.join(', ')}: sent again if no new task is there)` : '';
-  // Chunks given a task of a job that took another chunk over (`fromCoveringJobs`): not sent either.
-  const away = new Set([...skip, ...taken.map((t) => t.chunk)]);
+  // Chunks given a task of a job that took another chunk over (`fromCoveringJobs`), or by the user (--adopt, but for a
+  // chunk already done, whose task it replaces): not sent either.
+  const adopted = [...byUser].filter((chunk) => !journal.done.has(chunk));
+  const away = new Set([...skip, ...taken.map((t) => t.chunk), ...adopted]);
   const left = total - journal.done.size - away.size;
   const takers = [...new Set(taken.map((t) => t.cover.job))].map((job) => {
     const chunks = taken.filter((t) => t.cover.job === job).map((t) => t.chunk);

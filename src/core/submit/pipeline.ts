@@ -104,7 +104,7 @@ async function priceBatches(
 
 /**
  * Each batch with the items and chunks it has left to send (its chunks numbered on from the batch before it): the
- * job's chunks done (`input.done`, kept current as doubts are settled) and skipped are not sent.
+ * job's chunks done (`input.done`, kept current as doubts are settled), skipped and adopted are not sent.
  */
 function withLeftToSend<B extends { list: ItemList; size: number }>(
   batches: readonly B[],
@@ -118,7 +118,7 @@ function withLeftToSend<B extends { list: ItemList; size: number }>(
     let tasks = chunks;
     for (let chunk = index + 1; chunk <= index + chunks; chunk++) {
       const earlier = input.done?.get(chunk);
-      if (earlier === undefined && input.skip?.has(chunk) !== true) continue;
+      if (earlier === undefined && input.skip?.has(chunk) !== true && input.adopted?.has(chunk) !== true) continue;
       count -= earlier?.items ?? Math.min(batch.size, total - (chunk - index - 1) * batch.size);
       tasks--;
     }

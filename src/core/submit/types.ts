@@ -216,6 +216,11 @@ export interface PipelineInput {
   done?: ReadonlyMap<number, DoneChunk>;
   /** Chunks whose items the service refused, left without a task (`resume --skip-refused`): neither sent nor priced. */
   skip?: ReadonlySet<number>;
+  /**
+   * Chunks in doubt the user gives their task (`resume --adopt`): settled before anything is sent, or the run stops
+   * there (settle.ts `adoptByUser`), so never sent by it and not priced.
+   */
+  adopted?: ReadonlySet<number>;
   observer?: ChunkObserver;
   /**
    * A job (docs/behaviour.md#jobs): `id` names it in every hint (`taskctl resume ID`) and marks each chunk's ledger

@@ -82,3 +82,49 @@ it('refused by the balance after settling a chunk with --adopt: the journal byte
   expect((await world.itemCounts()).get('a.com')).toBe(1);
   expect(readFileSync(journal(), 'utf8')).toContain(`"task":${task},"cost":1,"by":"user"`);
 });
+
+it('a chunk given its task with --adopt is not counted as left to send: the first line, the estimate and --max-cost', async () => {
+  const items = ['a.com', 'b.com', 'c.com'];
+  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
+  expect(created.code, created.stderr).toBe(0);
+  const task = Number(created.stdout.trim().split('\n')[0]);
+  // As if killed while chunk 1's POST was out: its send on record, nothing after it.
+  let sent = false;
+  keepJournalLines(journal(), (row) => !sent && ((sent = row.type === 'send'), true), undefined, join(dir, 'cache'));
+  const posts = await world.posts();
+  // Chunks 2 and 3 are left, 2 coins: a --max-cost of 2 covers them (chunk 1, adopted, is never sent).
+  const resumed = await run(['resume', journal(), '--adopt', `1=${task}`, '--max-cost', '2', '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(
+    /^job j-\S+: 0 of 3 chunks done, 1 in doubt \(chunk 1\); next: settle chunk 1 as given, then send 2 chunks at most \(2 items\)$/m,
+  );
+  expect(resumed.stderr).toContain(`chunk 1: task ${task} adopted`);
+  expect(await world.posts()).toBe(posts + 2);
+});
+
+it('the only chunk left adopted with --adopt: nothing to buy, the adoption recorded, the job finished', async () => {
+  const items = ['a.com', 'b.com'];
+  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
+  expect(created.code, created.stderr).toBe(0);
+  const task = Number(created.stdout.trim().split('\n')[1]);
+  // As if killed while chunk 2's POST was out: chunk 1 created, chunk 2's send on record, nothing after it.
+  let sends = 0;
+  keepJournalLines(
+    journal(),
+    (row) => sends < 2 && ((sends += row.type === 'send' ? 1 : 0), true),
+    undefined,
+    join(dir, 'cache'),
+  );
+  const posts = await world.posts();
+  const resumed = await run(['resume', journal(), '--adopt', `2=${task}`, '--max-cost', '0']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(/; next: settle chunk 2 as given, then send 0 chunks at most \(0 items\)$/m);
+  expect(resumed.stderr).toContain(`chunk 2: task ${task} adopted`);
+  expect(await world.posts()).toBe(posts);
+  const lines = readFileSync(journal(), 'utf8').trim().split('\n');
+  expect(lines.some((line) => line.includes(`"task":${task},"cost":1,"by":"user"`))).toBe(true);
+  expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ type: 'done', tasks: 2 });
+  const again = await run(['resume', journal()]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(await world.posts()).toBe(posts);
+});
