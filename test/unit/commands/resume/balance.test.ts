@@ -31,6 +31,23 @@ async function stoppedAfterChunk2(): Promise<void> {
   );
 }
 
+/**
+ * A job of one-item chunks, as if killed while chunk `chunk`'s POST was out: its send on record, nothing after it. The
+ * task that POST created (the service has it; the journal does not).
+ */
+async function killedWhileSending(items: string[], chunk: number): Promise<number> {
+  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
+  expect(created.code, created.stderr).toBe(0);
+  let sends = 0;
+  keepJournalLines(
+    journal(),
+    (row) => sends < chunk && ((sends += row.type === 'send' ? 1 : 0), true),
+    undefined,
+    join(dir, 'cache'),
+  );
+  return Number(created.stdout.trim().split('\n')[chunk - 1]);
+}
+
 it('refused by the balance: nothing more sent by this run, what it covers, top up, then the resume', async () => {
   await stoppedAfterChunk2();
   await world.setBalance(3);
@@ -55,13 +72,7 @@ it('refused by the balance: nothing more sent by this run, what it covers, top u
 });
 
 it('refused by the balance after settling a chunk with --adopt: the journal byte for byte as it was, and the hint, followed, adopts it again', async () => {
-  const items = ['a.com', 'b.com', 'c.com'];
-  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
-  expect(created.code, created.stderr).toBe(0);
-  const task = Number(created.stdout.trim().split('\n')[0]);
-  // As if killed while chunk 1's POST was out: its send on record, nothing after it.
-  let sent = false;
-  keepJournalLines(journal(), (row) => !sent && ((sent = row.type === 'send'), true), undefined, join(dir, 'cache'));
+  const task = await killedWhileSending(['a.com', 'b.com', 'c.com'], 1);
   const before = readFileSync(journal(), 'utf8');
   await world.setBalance(1);
   const posts = await world.posts();
@@ -84,13 +95,7 @@ it('refused by the balance after settling a chunk with --adopt: the journal byte
 });
 
 it('a chunk given its task with --adopt is not counted as left to send: the first line, the estimate and --max-cost', async () => {
-  const items = ['a.com', 'b.com', 'c.com'];
-  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
-  expect(created.code, created.stderr).toBe(0);
-  const task = Number(created.stdout.trim().split('\n')[0]);
-  // As if killed while chunk 1's POST was out: its send on record, nothing after it.
-  let sent = false;
-  keepJournalLines(journal(), (row) => !sent && ((sent = row.type === 'send'), true), undefined, join(dir, 'cache'));
+  const task = await killedWhileSending(['a.com', 'b.com', 'c.com'], 1);
   const posts = await world.posts();
   // Chunks 2 and 3 are left, 2 coins: a --max-cost of 2 covers them (chunk 1, adopted, is never sent).
   const resumed = await run(['resume', journal(), '--adopt', `1=${task}`, '--max-cost', '2', '-y']);
@@ -103,18 +108,7 @@ it('a chunk given its task with --adopt is not counted as left to send: the firs
 });
 
 it('the only chunk left adopted with --adopt: nothing to buy, the adoption recorded, the job finished', async () => {
-  const items = ['a.com', 'b.com'];
-  const created = await run(['create', S, ...items, '--chunk-size', '1', '--journal', journal(), '-q']);
-  expect(created.code, created.stderr).toBe(0);
-  const task = Number(created.stdout.trim().split('\n')[1]);
-  // As if killed while chunk 2's POST was out: chunk 1 created, chunk 2's send on record, nothing after it.
-  let sends = 0;
-  keepJournalLines(
-    journal(),
-    (row) => sends < 2 && ((sends += row.type === 'send' ? 1 : 0), true),
-    undefined,
-    join(dir, 'cache'),
-  );
+  const task = await killedWhileSending(['a.com', 'b.com'], 2);
   const posts = await world.posts();
   const resumed = await run(['resume', journal(), '--adopt', `2=${task}`, '--max-cost', '0']);
   expect(resumed.code, resumed.stderr).toBe(0);
