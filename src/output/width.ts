@@ -174,13 +174,8 @@ export function cutToWidth(line: string, width: number): string {
   let coloured = false;
   /** Where `out` last had a space after a word, with the columns used up to it. */
   let wordEnd: { at: number; used: number } | undefined;
-  const end = (head: string) => {
-    // An aside left open (` (4 requests a`) goes whole when it opens in the line's second half (textWidth counts no
-    // colour sequence).
-    const open = openAsideAt(head);
-    const kept = open !== undefined && textWidth(head.slice(0, open)) >= width / 2 ? head.slice(0, open) : head;
-    return `${kept}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
-  };
+  // textWidth counts no colour sequence, so an aside is judged by the columns before it.
+  const end = (head: string) => `${withoutOpenAside(head, width)}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
   const atWordEnd = () => (wordEnd !== undefined && wordEnd.used >= width / 2 ? out.slice(0, wordEnd.at) : out);
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);
