@@ -1440,7 +1440,9 @@ async function continueJob(
   // Before the first line: it would say what is sent next right before a refusal to send anything.
   if ('error' in covering) throw covering.error;
   needed = ignore.filter((job) => covering.ignored.some((ignored) => ignored.job === job));
-  if (run.continued) {
+  // The first line names the job (not with -q: the first task created does then, alone).
+  const named = run.continued && ctx.globals.quiet !== true;
+  if (named) {
     const stands = (cover: Cover) => coverStands(jobStore(ctx.env), cover);
     ctx.printer.info(standing(journal, user, { name: id, skip, stands, taken: covering.taken }));
   }
@@ -1463,6 +1465,7 @@ async function continueJob(
       adopted: new Set(user.adopt.map((adoption) => adoption.chunk)),
       observer: journal,
       job: { ...self, name: open.name },
+      named,
       verb: run.verb,
       ...(run.takes === true && { takes: true }),
       settle: (api, send) =>

@@ -108,7 +108,7 @@ export async function sendChunks(
   /** The chunk being sent, and when its request left while it may be on its way (for a run without a journal). */
   const flight: Flight = {};
   /** A job with a task of this run's on record is kept (journaled-run.ts), a reused one too: named at the first. */
-  let named = false;
+  let named = plan.input.named === true;
   const name = () => {
     if (named || !job || outcomes.size === 0 || plan.input.observer?.anyRecorded() === false) return;
     named = true;

@@ -227,6 +227,8 @@ export interface PipelineInput {
    * entry (resume takes them over); `name`, the journal as the user gave it (the id when in the state directory).
    */
   job?: JobRef & { name: string };
+  /** The job's id is on stderr already (a resume's first line): the first task created does not name it again. */
+  named?: boolean;
   /** The prompt's first word: `Create`, `Retry`, `Resume`. */
   verb: string;
   /**

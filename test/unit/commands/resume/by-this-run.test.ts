@@ -34,3 +34,22 @@ it('a create that makes the whole job says no part: every task is by this run', 
   expect(created.code, created.stderr).toBe(0);
   expect(created.stderr).toContain('✓ 2 tasks for 2 items, 2 coins\n');
 });
+
+it('a resume that sends names its job once: in its first line, or with -q in the line that gives only its id', async () => {
+  const items = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com'];
+  const { job } = await jobStoppedAtChunk4(run, dir, S, items);
+  const resumed = await run(['resume', job, '-y']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toMatch(new RegExp(`^job ${job}: 3 of 5 chunks done`));
+  expect(resumed.stderr.split(`job ${job}`)).toHaveLength(2);
+  const quiet = await jobStoppedAtChunk4(
+    run,
+    dir,
+    S,
+    items.map((item) => `q${item}`),
+  );
+  const resumedQuietly = await run(['resume', quiet.job, '-y', '-q']);
+  expect(resumedQuietly.code, resumedQuietly.stderr).toBe(0);
+  expect(resumedQuietly.stderr).toMatch(new RegExp(`^job ${quiet.job}: taskctl jobs$`, 'm'));
+  expect(resumedQuietly.stderr.split(`job ${quiet.job}`)).toHaveLength(2);
+});
