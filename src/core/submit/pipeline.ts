@@ -47,9 +47,13 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
         confirmCost(ctx, api, priced, options, input.verb, input.verb === 'Resume' ? input.job : undefined),
       )
     : undefined;
-  // A finished job has nothing to settle or send: its summary (and --wait) only.
+  // Nothing left to send: a finished job (its summary, and --wait, only), or one whose chunks left are all given their
+  // task by hand (`resume --adopt`). A chunk without a task given one is settled as when chunks are sent: against this
+  // machine's ledger (another run's task refused, this job's own entry settled). A finished job reads none, a done
+  // chunk given its right task included (that needs no ledger, which may be unusable).
   if (priced.every((batch) => batch.tasks === 0)) {
-    const state = input.settle ? await beforeSending(() => sendState(ctx, api, false)) : undefined;
+    const adopting = [...(input.adopted ?? [])].some((chunk) => input.done?.has(chunk) !== true);
+    const state = input.settle ? await beforeSending(() => sendState(ctx, api, adopting)) : undefined;
     // A chunk of it given its right task by hand (`resume --adopt`, its recorded task holding other items) first,
     // printed as a create's task (`-q`: its id), as the chunks it settles before sending are.
     if (state) await settle(state);

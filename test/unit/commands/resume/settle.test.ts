@@ -256,6 +256,23 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     );
     expect(adoptedRecords()).toEqual([]);
   });
+
+  it('the same when the chunk given is the only one left: nothing is left to buy, and the ledger is still read', async () => {
+    await threeChunkJob();
+    const kept = rows().filter((row) => !(row.type === 'created' && row.chunk === 3) && row.type !== 'done');
+    writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    const task = await otherTask(['c.com'], 'ledger');
+    const result = await runTaskctl(['resume', journal(), '--adopt', `3=${task}`, '-y'], {
+      env: world.env,
+      clock: world.clock,
+      home: dir,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `--adopt 3=${task}: task ${task} was created by another taskctl run on this machine`,
+    );
+    expect(adoptedRecords()).toEqual([]);
+  });
 });
 
 it('a chunk whose recorded task holds a different number of items: show --job says so, and --adopt gives it its own', async () => {
