@@ -1426,11 +1426,14 @@ async function continueJob(
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
   // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
   // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
+  let settling = false;
   const self: JobRef = {
     id,
     refused: skip.size > 0,
     ...flags,
-    unrecorded: () => givenFlags(needed, state, undefined) + journal.unrecorded(),
+    // The user's --adopt/--resend too, before the run settles (--max-cost and the confirmation refuse before it does);
+    // from then on, settling says which of them a command carries.
+    unrecorded: () => givenFlags(needed, state, undefined) + (settling ? '' : settleFlags(user)) + journal.unrecorded(),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
   run.hints?.(self);
@@ -1468,8 +1471,9 @@ async function continueJob(
       named,
       verb: run.verb,
       ...(run.takes === true && { takes: true }),
-      settle: (api, send) =>
-        settleInDoubt(ctx, api, send, {
+      settle: (api, send) => {
+        settling = true;
+        return settleInDoubt(ctx, api, send, {
           journal,
           items: doubt,
           user,
@@ -1477,7 +1481,8 @@ async function continueJob(
           flags,
           unrecorded: self.unrecorded,
           ...(self.gone && { gone: self.gone }),
-        }),
+        });
+      },
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );

@@ -107,6 +107,23 @@ it('a chunk given its task with --adopt is not counted as left to send: the firs
   expect(await world.posts()).toBe(posts + 2);
 });
 
+it('refused by --max-cost before settling: the hint keeps the --adopt, and followed, buys the rest once', async () => {
+  const task = await killedWhileSending(['a.com', 'b.com', 'c.com'], 1);
+  const before = readFileSync(journal(), 'utf8');
+  const posts = await world.posts();
+  const refused = await run(['resume', journal(), '--adopt', `1=${task}`, '--max-cost', '1']);
+  expect(refused.code, refused.stderr).toBe(6);
+  const hint = /Continue it with: taskctl (resume .*)\n$/.exec(refused.stderr)?.[1] ?? '';
+  expect(hint).toMatch(new RegExp(`^resume j-\\S+ --max-cost 2 --adopt 1=${task}$`));
+  expect(readFileSync(journal(), 'utf8')).toBe(before);
+
+  const resumed = await run(hint.split(' '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain(`chunk 1: task ${task} adopted`);
+  expect(await world.posts()).toBe(posts + 2);
+  expect((await world.itemCounts()).get('a.com')).toBe(1);
+});
+
 it('the only chunk left adopted with --adopt: nothing to buy, the adoption recorded, the job finished', async () => {
   const task = await killedWhileSending(['a.com', 'b.com'], 2);
   const posts = await world.posts();
