@@ -6,7 +6,7 @@
  */
 import type { OutputStream } from './io.js';
 import { terminalColumns, terminalRows } from './terminal-size.js';
-import { liveLineBudget, truncateText } from './width.js';
+import { liveLineBudget, truncateLiveText } from './width.js';
 
 /** Columns ora puts before the text: the glyph and a space. */
 const GLYPH_WIDTH = 2;
@@ -16,7 +16,7 @@ const GLYPH_WIDTH = 2;
  * that wrapped would be redrawn one line lower at every frame, splitting words across lines.
  */
 export function fitted(text: string, stream: Pick<OutputStream, 'columns'>): string {
-  return truncateText(text, liveLineBudget(stream.columns) - GLYPH_WIDTH);
+  return truncateLiveText(text, liveLineBudget(stream.columns) - GLYPH_WIDTH);
 }
 
 /** A wait shorter than this shows nothing: a spinner that flashes for 100 ms is noise. */

@@ -113,10 +113,27 @@ export function truncatePathStart(path: string, width: number): string {
 
 /**
  * `text` cut to `width` columns with `…`, after its last whole word that fits: no word is shown in part. Only a first
- * word wider than the cell (a long name, text without spaces) is cut mid-word, rather than leave the cell empty.
+ * word wider than the cell (a long name, text without spaces) is cut mid-word, rather than leave the cell empty. For
+ * what stays on screen (a table cell, a failure reason): an aside cut open is kept, what it holds read there.
  */
 export function truncateText(text: string, width: number): string {
   if (textWidth(text) <= width) return text;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
+  return withEllipsis(wordsThatFit(text, width));
+}
+
+/**
+ * `truncateText` for a line redrawn in place (a spinner): an aside the cut would open and not close, when it starts in
+ * the line's second half, goes whole, as `cutToWidth` does: the line is read in passing, and `(4…` says nothing.
+ */
+export function truncateLiveText(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  if (width <= 1) return ELLIPSIS.slice(0, width);
+  return withEllipsis(withoutOpenAside(wordsThatFit(text, width), width));
+}
+
+/** The words of `text` that fit in `width` columns beside an ellipsis (its first word cut when none fits). */
+function wordsThatFit(text: string, width: number): string {
   if (width <= 1) return ELLIPSIS.slice(0, width);
   // Whole characters while they fit beside the ellipsis; a wide one that would straddle the edge is left out.
   let head = '';
@@ -129,8 +146,12 @@ export function truncateText(text: string, width: number): string {
   }
   // `head` is a prefix of `text`: it ends a word when a space follows it there.
   const space = text.charAt(head.length) === ' ' ? head.length : head.lastIndexOf(' ');
-  const cut = space > 0 ? head.slice(0, space).trimEnd() : head.trimEnd();
-  return `${withoutOpenAside(cut, width)}${ELLIPSIS}`;
+  return space > 0 ? head.slice(0, space).trimEnd() : head.trimEnd();
+}
+
+/** `head` ended with `…`, unless its text already ends with one (`creating chunk 13 of 50…`), colour sequences after it. */
+function withEllipsis(head: string): string {
+  return head.replace(SGR_TRAILING, '').endsWith(ELLIPSIS) ? head : `${head}${ELLIPSIS}`;
 }
 
 /**
@@ -148,7 +169,9 @@ function openAsideAt(text: string): number | undefined {
   let at: number | undefined;
   for (let i = 0; i < text.length; i++) {
     if (text[i] === '(') {
-      if (depth === 0 && text[i - 1] === ' ') at = i - 1;
+      // The space before it, past any colour sequence (`processing \e[2m(the server…`).
+      const before = text.slice(0, i).replace(SGR_TRAILING, '');
+      if (depth === 0 && before.endsWith(' ')) at = before.length - 1;
       depth++;
     } else if (text[i] === ')' && depth > 0 && --depth === 0) at = undefined;
   }
@@ -157,6 +180,8 @@ function openAsideAt(text: string): number | undefined {
 
 // Colour sequences chalk adds (server text was neutralised before colouring, so it holds none of its own).
 const SGR_AT = /^\u001b\[[0-9;]*m/;
+/** Colour sequences at the end of a text. */
+const SGR_TRAILING = /(?:\u001b\[[0-9;]*m)+$/;
 const SGR_RESET = '\u001b[0m';
 
 /**
@@ -175,7 +200,7 @@ export function cutToWidth(line: string, width: number): string {
   /** Where `out` last had a space after a word, with the columns used up to it. */
   let wordEnd: { at: number; used: number } | undefined;
   // textWidth counts no colour sequence, so an aside is judged by the columns before it.
-  const end = (head: string) => `${withoutOpenAside(head, width)}${ELLIPSIS}${coloured ? SGR_RESET : ''}`;
+  const end = (head: string) => `${withEllipsis(withoutOpenAside(head, width))}${coloured ? SGR_RESET : ''}`;
   const atWordEnd = () => (wordEnd !== undefined && wordEnd.used >= width / 2 ? out.slice(0, wordEnd.at) : out);
   while (rest.length > 0) {
     const sgr = SGR_AT.exec(rest);

@@ -5,6 +5,7 @@ import {
   cutToWidth,
   textWidth,
   truncatePathStart,
+  truncateText,
   wrapCell,
   wrapMessage,
   wrapText,
@@ -151,6 +152,22 @@ describe('cutToWidth (live lines: spinners, the live block)', () => {
     expect(cutToWidth('task 7 (processing for a long while now)', 20)).toBe('task 7 (processing…');
   });
 
+  it('an aside coloured apart is judged as one that is not: its colour sequence is not a word', () => {
+    const plain = '⠋ task 24 processing (the server reports no item progress)';
+    const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
+    const coloured = `⠋ task 24 processing ${dim('(the server reports no item progress)')}`;
+    expect(cutToWidth(plain, 40)).toBe('⠋ task 24 processing…');
+    expect(cutToWidth(coloured, 40)).toBe('⠋ task 24 processing…\u001b[0m');
+  });
+
+  it('a line that already ends its kept part with an ellipsis gets no second one', () => {
+    const line = 'reading task 24: creating chunk 13 of 50… (waiting 40s for the rate limit, 100 requests a window)';
+    expect(cutToWidth(line, 60)).toBe('reading task 24: creating chunk 13 of 50…');
+    expect(cutToWidth(`\u001b[36m${line}\u001b[39m`, 60)).toBe(
+      '\u001b[36mreading task 24: creating chunk 13 of 50…\u001b[0m',
+    );
+  });
+
   it('keeps its colours and closes them; a line of one long word is still cut to the width', () => {
     expect(cutToWidth('\u001b[36m⠋\u001b[39m checking the task list', 18)).toBe(
       '\u001b[36m⠋\u001b[39m checking the…\u001b[0m',
@@ -176,6 +193,14 @@ describe("a spinner's text", () => {
     const held = 'reading task 24: waiting 52s for the rate limit (4 requests a window)…';
     expect(fitted(held, { columns: 80 })).toBe(held);
     expect(fitted(held, { columns: 70 })).toBe('reading task 24: waiting 52s for the rate limit…');
+  });
+});
+
+describe('truncateText (table cells, lines that stay)', () => {
+  it('cuts after a whole word and keeps an aside it cuts: what it holds is read there, not redrawn', () => {
+    const reason = 'the registrar refused the lookup (HTTP 503 from whois.example.net; try later)';
+    expect(truncateText(reason, 50)).toBe('the registrar refused the lookup (HTTP 503 from…');
+    expect(truncateText(reason, reason.length)).toBe(reason);
   });
 });
 
