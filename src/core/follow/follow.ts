@@ -376,10 +376,11 @@ class Follower {
         const paceAt = this.options.reader.rateLimiter.readyAt(this.roundRequests, ROUND_BURST);
         const scheduledAt = this.nextWakeAt(now);
         const wakeAt = Math.max(scheduledAt, paceAt);
-        // Failing, with the rate limit holding the next read past the tolerance: no read can answer in time, so the
-        // follow gives up when the tolerance runs out, not after the hold (`--outage-tolerance 8s` ending a minute on).
+        // Failing, with the rate limit holding the next read well past the tolerance: no read can answer in time, so
+        // the follow gives up when the tolerance runs out, not after the hold (`--outage-tolerance 8s` ending a minute
+        // on). A hold ending within the least time a last read gets still has that read.
         const giveUpAt = this.failures > 0 ? this.giveUpAt() : Number.POSITIVE_INFINITY;
-        if (wakeAt > giveUpAt && (deadline === undefined || giveUpAt < deadline)) {
+        if (wakeAt > giveUpAt + MIN_LAST_ATTEMPT_MS && (deadline === undefined || giveUpAt < deadline)) {
           if (giveUpAt > now) await clock.sleep(giveUpAt - now, signal);
           this.gaveUp = true;
           continue;

@@ -112,6 +112,23 @@ describe('wait/watch when the service stops answering', () => {
     expect(clock.now() - T0).toBeLessThan(10_000);
   });
 
+  it('wait: a rate-limit hold ending a few seconds past --outage-tolerance still gets its last read', async () => {
+    const api = mockApi();
+    api.reply('GET', '/tasks/7', 200, processing(7));
+    // The window spent, starting again 4 s past the tolerance: the last read goes then, and the service answers.
+    const spent = { 'x-ratelimit-limit': '4', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '12' };
+    const limited = { success: false, error: { code: 'rate_limited', message: 'slow down' } };
+    api.reply('GET', '/tasks/7', 429, limited, { headers: { 'retry-after': '12', ...spent } });
+    api.reply('GET', '/tasks/7', 200, { success: true, data: task(7) });
+    const clock = new FakeClock();
+    const result = await runTaskctl(['wait', '7', '--outage-tolerance', '8s', '--allow-item-failures', '-q'], {
+      api,
+      clock,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('the service answers again (after 12s without a good answer)');
+  });
+
   it('wait: the service answering with the task still running at the deadline stays 124', async () => {
     const api = mockApi();
     api.allowUnused(); // the failing replies are registered generously
