@@ -155,88 +155,96 @@ export async function runListenLoad(options: ListenLoadOptions): Promise<ListenL
     duplicatesLogged += chunk.split('(duplicate;').length - 1;
   });
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  // Up to 30 s: a start-up on a loaded machine takes seconds.
-  await waitFor(() => stderr.includes('listening for webhooks'), {
-    timeoutMs: 30_000,
-    everyMs: 50,
-    describe: () => `listener did not start: ${stderr}`,
-  });
+  let poller: NodeJS.Timeout | undefined;
+  try {
+    // Up to 30 s: a start-up on a loaded machine takes seconds. The whole address, to the `;` after it: a chunk of
+    // stderr may end inside the port's digits.
+    const listening = await waitFor(() => /listening for webhooks on http:\/\/127\.0\.0\.1:(\d+)\S*;/.exec(stderr), {
+      timeoutMs: 30_000,
+      everyMs: 50,
+      describe: () => `listener did not start: ${stderr}`,
+    });
 
-  let hwmKb = 0;
-  const readPeak = (): void => {
-    try {
-      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (match?.[1]) hwmKb = Math.max(hwmKb, Number(match[1]));
-    } catch {
-      // Exited meanwhile.
-    }
-  };
-  const poller = setInterval(readPeak, 100);
-  const listening = /listening for webhooks on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-  if (!listening) throw new Error(`no port in the listener's line: ${stderr}`);
-  const url = `http://127.0.0.1:${listening[1]}/`;
-  const refused: Record<number, number> = {};
-  let deliveries = 0;
-  const acknowledged = new Set<string>();
-  /** One delivery, sent again until it gets 200 (the service's schedule, compressed). */
-  const deliver = async (taskId: number, name: 'processing' | 'completed'): Promise<void> => {
-    const body = eventBody(taskId, name, padding);
-    for (let attempt = 0; ; attempt++) {
-      deliveries++;
-      let status = 0;
+    let hwmKb = 0;
+    const readPeak = (): void => {
       try {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': KEY },
-          body,
-        });
-        await res.arrayBuffer();
-        status = res.status;
+        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (match?.[1]) hwmKb = Math.max(hwmKb, Number(match[1]));
       } catch {
-        status = 0;
+        // Exited meanwhile.
       }
-      if (status === 200) {
-        acknowledged.add(`${taskId}:${name}`);
-        return;
+    };
+    poller = setInterval(readPeak, 100);
+    const url = `http://127.0.0.1:${listening[1]}/`;
+    const refused: Record<number, number> = {};
+    let deliveries = 0;
+    const acknowledged = new Set<string>();
+    /** One delivery, sent again until it gets 200 (the service's schedule, compressed). */
+    const deliver = async (taskId: number, name: 'processing' | 'completed'): Promise<void> => {
+      const body = eventBody(taskId, name, padding);
+      for (let attempt = 0; ; attempt++) {
+        deliveries++;
+        let status = 0;
+        try {
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': KEY },
+            body,
+          });
+          await res.arrayBuffer();
+          status = res.status;
+        } catch {
+          status = 0;
+        }
+        if (status === 200) {
+          acknowledged.add(`${taskId}:${name}`);
+          return;
+        }
+        refused[status] = (refused[status] ?? 0) + 1;
+        if (attempt > 200) throw new Error(`event ${taskId}:${name} never acknowledged (last ${status})`);
+        await sleep(Math.min(2000, 20 * 2 ** Math.min(attempt, 6)) * (0.5 + rand()));
       }
-      refused[status] = (refused[status] ?? 0) + 1;
-      if (attempt > 200) throw new Error(`event ${taskId}:${name} never acknowledged (last ${status})`);
-      await sleep(Math.min(2000, 20 * 2 ** Math.min(attempt, 6)) * (0.5 + rand()));
+    };
+
+    const events: Array<[number, 'processing' | 'completed']> = [];
+    for (let id = 1; id <= options.tasks; id++) events.push([id, 'processing'], [id, 'completed']);
+    let replays = 0;
+    for (let i = 0; i < events.length; i += options.burst) {
+      const burst = events.slice(i, i + options.burst);
+      await Promise.all(burst.map(([id, name]) => deliver(id, name)));
+      // Replays of some acknowledged events (a person pressing Replay, or a redelivery whose 200 was lost).
+      const again = burst.filter(() => rand() < options.replayRate);
+      replays += again.length;
+      await Promise.all(again.map(([id, name]) => deliver(id, name)));
     }
-  };
 
-  const events: Array<[number, 'processing' | 'completed']> = [];
-  for (let id = 1; id <= options.tasks; id++) events.push([id, 'processing'], [id, 'completed']);
-  let replays = 0;
-  for (let i = 0; i < events.length; i += options.burst) {
-    const burst = events.slice(i, i + options.burst);
-    await Promise.all(burst.map(([id, name]) => deliver(id, name)));
-    // Replays of some acknowledged events (a person pressing Replay, or a redelivery whose 200 was lost).
-    const again = burst.filter(() => rand() < options.replayRate);
-    replays += again.length;
-    await Promise.all(again.map(([id, name]) => deliver(id, name)));
+    // Stop like Ctrl-C: the listener finishes its queue, then exits 0.
+    readPeak();
+    child.kill('SIGINT');
+    const exitCode = await exited;
+    const executed = readFileSync(execLog, 'utf8').split('\n').filter(Boolean);
+    return {
+      events: events.length,
+      deliveries,
+      acknowledged: acknowledged.size,
+      refused,
+      replays,
+      printed: tally(printed, acknowledged),
+      forwarded: tally(forwardedOk, acknowledged),
+      executed: tally(executed, acknowledged),
+      duplicatesLogged,
+      peakRssMb: Math.round(hwmKb / 1024),
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      exitCode,
+    };
+  } finally {
+    // Also when a step above threw: no listener left running, no server, no directory.
+    clearInterval(poller);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await new Promise((resolve) => app.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
   }
-
-  // Stop like Ctrl-C: the listener finishes its queue, then exits 0.
-  readPeak();
-  child.kill('SIGINT');
-  const exitCode = await exited;
-  clearInterval(poller);
-  const executed = readFileSync(execLog, 'utf8').split('\n').filter(Boolean);
-  await new Promise((resolve) => app.close(resolve));
-  rmSync(dir, { recursive: true, force: true });
-  return {
-    events: events.length,
-    deliveries,
-    acknowledged: acknowledged.size,
-    refused,
-    replays,
-    printed: tally(printed, acknowledged),
-    forwarded: tally(forwardedOk, acknowledged),
-    executed: tally(executed, acknowledged),
-    duplicatesLogged,
-    peakRssMb: Math.round(hwmKb / 1024),
-    seconds: Math.round((Date.now() - started) / 100) / 10,
-    exitCode,
-  };
 }

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../../e2e/spawn-cli.js';
+import { CLOSED_HOST, freePort } from '../../../e2e/spawn-cli.js';
 import { task } from '../../../hardening/scripted-server.js';
 import { waitFor } from '../../../wait-for.js';
 import { API_KEY, mockApi, runTaskctl, type RunResult } from '../run-in-process.js';
@@ -71,8 +71,8 @@ describe('webhook listen and simulate (in process)', () => {
   });
 
   it('simulate with nothing listening is exit 8 saying so in words and what to do: no errno name, no "fetch failed"', async () => {
-    // 127.0.0.7: loopback that no other test binds, so the port found free stays unbound.
-    const url = `http://127.0.0.7:${await freePort('127.0.0.7')}/hooks`;
+    // A loopback address no test binds, so the port found free stays unbound.
+    const url = `http://${CLOSED_HOST}:${await freePort(CLOSED_HOST)}/hooks`;
     const api = mockApi();
     api.reply('GET', '/tasks/7', 200, { success: true, data: TASK });
     const result = await runTaskctl(['webhook', 'simulate', '7', '--event', 'completed', '--to', url], { api });
