@@ -6,8 +6,17 @@
  */
 import type { CommandAction } from './commands/help-text.js';
 import type { Context, Deps, GlobalOptions } from './context.js';
-import type { JobControl } from './output/io.js';
-import { CliError, ExitCode, readInterrupted, STOP_SIGNALS, signalExitCode, systemErrorWords } from './errors.js';
+import { fstatSync } from 'node:fs';
+import type { InputStream, JobControl } from './output/io.js';
+import {
+  CliError,
+  ExitCode,
+  InputError,
+  readInterrupted,
+  STOP_SIGNALS,
+  signalExitCode,
+  systemErrorWords,
+} from './errors.js';
 import { systemClock } from './lib/time.js';
 import { neutraliseMultiline } from './lib/sanitize.js';
 import { createRedactor } from './lib/redact.js';
@@ -30,6 +39,7 @@ function defaultDeps(): Deps {
     });
   }
   const jobControl = processJobControl();
+  let stdin: InputStream | undefined;
   return {
     io: {
       stdout: process.stdout,
@@ -37,7 +47,7 @@ function defaultDeps(): Deps {
       ...(jobControl && { jobControl }),
       // Node creates process.stdin on first use, which costs ~3 ms: only commands that read it pay.
       get stdin() {
-        return process.stdin;
+        return (stdin ??= processStdin());
       },
     },
     env: process.env,
@@ -49,6 +59,28 @@ function defaultDeps(): Deps {
     },
     pager: async (text) => (await import('./output/pager.js')).systemPager(process.env)(text),
   };
+}
+
+/**
+ * fd 0 as a stream. A directory there (`< /tmp`) reads as nothing in Node, which would say "stdin is empty" (or wait
+ * for no ids): its first read is refused instead, exit 3, whichever command reads it.
+ */
+function processStdin(): InputStream {
+  let directory = false;
+  try {
+    directory = fstatSync(0).isDirectory();
+  } catch {
+    // fd 0 closed: process.stdin says so where it is read.
+  }
+  if (!directory) return process.stdin;
+  const failed = () =>
+    Promise.reject(
+      new InputError(
+        'cannot read stdin: it is a directory',
+        'Redirect a file (< FILE), not a directory, or pipe the input in.',
+      ),
+    );
+  return { [Symbol.asyncIterator]: () => ({ next: failed }) };
 }
 
 /**

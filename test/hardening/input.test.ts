@@ -163,6 +163,11 @@ describe.concurrent('input', () => {
       withWorld(async (w) => {
         const dir = join(w.world.home.dir, 'items');
         await expectRefused(w, await w.create([SERVICE, '-f', dir]), /cannot read .*items: it is a directory/);
+        // Node reads a directory on stdin as nothing: never "stdin is empty", nor a wait for no ids.
+        for (const command of [`create ${SERVICE}`, 'wait -']) {
+          const piped = await runShell(`$TASKCTL ${command} < '${dir}'`, w.world.env);
+          await expectRefused(w, piped, /^error: cannot read stdin: it is a directory\n/);
+        }
         await expectRefused(
           w,
           await w.create([SERVICE, '-f', join(dir, 'nope.txt')]),
