@@ -83,16 +83,26 @@ export function nameFailedTasks(
   );
 }
 
+/** The tasks whose repeats a run warns about once each; past them, memory stays bounded and a repeat may warn again. */
+const REPEATS_REMEMBERED = 10_000;
+
 /**
  * Warnings about answers the follow engine doubts: a page naming a task twice (that task is read by its own GET), and
- * a task going back (its lines show what the service said), once per task.
+ * a task going back (its lines show what the service said), once per task: a service that lists a task twice lists it
+ * so at every read, round after round.
  */
 export function answerDoubtWarnings(
   warn: (text: string) => void,
 ): Pick<FollowOptions, 'onPageRepeats' | 'onBackwards'> {
+  const warned = new Set<number>();
   return {
     onPageRepeats: (page, repeated, tasks) => {
-      for (const id of repeated) warn(repeatWarning(page, id, tasks));
+      for (const id of repeated) {
+        if (warned.has(id)) continue;
+        if (warned.size >= REPEATS_REMEMBERED) warned.clear();
+        warned.add(id);
+        warn(repeatWarning(page, id, tasks));
+      }
     },
     onBackwards: (_previous, _task, words) => warn(`${words}: the service reported it going back; shown as it said`),
   };

@@ -191,6 +191,11 @@ interface Watched {
   detailFetched: boolean;
   /** `onBackwards` was called for it (once a task). */
   backSaid?: boolean;
+  /**
+   * Found by the first scan in an entry its page listed twice, its state unknown: its first real read decides, as the
+   * first scan would have (finished: let go unsaid; else followed).
+   */
+  unreadAtStart?: boolean;
 }
 
 /** Errors that asking again will not fix, although their class says "unavailable": they end the follow (exit 8). */
@@ -800,6 +805,8 @@ class Follower {
   /** `discoverTask` for an entry of a page that lists its id twice: its state says nothing, so it is followed. */
   private discoverDoubtful(task: Task, at: number | undefined, now: number): boolean {
     const found = this.discoverTask({ ...task, status: 'pending', completed_at: null, failed_at: null }, at, now);
+    const w = this.watched.get(task.id);
+    if (found && w !== undefined && w.task === undefined && !this.initialScanDone) w.unreadAtStart = true;
     return found;
   }
 
@@ -880,6 +887,15 @@ class Follower {
   private observe(raw: Task, now: number, fromGet = false): void {
     const w = this.watched.get(raw.id);
     if (!w || w.settled) return;
+    if (w.unreadAtStart === true) {
+      w.unreadAtStart = false;
+      // Finished before the follow began (its listing said nothing it could take): let go, as the first scan does.
+      if (isTerminal(raw)) {
+        this.unwatch(w.id);
+        this.prune();
+        return;
+      }
+    }
     this.seenThisRound.add(w.id);
     // A GET of a completed task is its one detail read, whatever it held (items, counts, or neither).
     if (fromGet && taskPhase(raw) === 'completed') w.detailFetched = true;

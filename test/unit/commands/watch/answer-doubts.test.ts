@@ -1,6 +1,7 @@
 /**
  * `watch` on answers the follow engine doubts, warned about as `wait` warns: a task the service reports going back
- * (processing 3/4, then pending 0/4), once; the run still follows the task to its end.
+ * (processing 3/4, then pending 0/4), once; the run still follows the task to its end. A page that names a task twice,
+ * once a task however many rounds read it so.
  */
 import { describe, expect, it } from 'vitest';
 import { task } from '../../../hardening/task-json.js';
@@ -34,6 +35,31 @@ describe('watch: a task going back', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split('\n').filter((line) => line.includes('went back'))).toEqual([
       'warning: task 1 went back: processing 3/4, then pending 0/4: the service reported it going back; shown as it said',
+    ]);
+  });
+});
+
+describe('watch --follow: a page that names a finished task twice at every read', () => {
+  it('warns once, and prints no line of the task: it finished before the watch began', async () => {
+    const mock = mockApi();
+    const done = answer('completed', 4).data;
+    mock.reply(
+      'GET',
+      /^\/tasks\?/,
+      200,
+      { success: true, data: [done, done], meta: { current_page: 1, total_pages: 1, total_count: 2, per_page: 100 } },
+      { times: 1000 },
+    );
+    mock.reply('GET', '/tasks/1', 200, answer('completed', 4), { times: 1000 });
+    mock.allowUnused();
+    const result = await runTaskctl(['watch', '--follow', '--timeout', '2m', '-o', 'tsv'], {
+      api: mock,
+      clock: new FakeClock(),
+    });
+    expect(result.code, result.stderr).toBe(124);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n').filter((line) => line.includes('twice'))).toEqual([
+      'warning: page 1 of the task list names task 1 twice (completed, completed): the answer contradicts itself; its own read: taskctl show 1',
     ]);
   });
 });

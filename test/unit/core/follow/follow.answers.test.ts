@@ -205,6 +205,44 @@ describe('followTasks: a page that lists one id twice', () => {
   });
 });
 
+/** Task 3, finished before the watch began, listed twice on every page read; task 5 running, then completed. */
+class FinishedListedTwice implements TaskReader {
+  readonly rateLimiter = UNPACED;
+  constructor(private readonly clock: FakeClock) {}
+  private five(): Task {
+    return this.clock.now() - T0 < 5_000
+      ? task(5, 'processing')
+      : task(5, 'completed', { completed_items: 1, failed_items: 0 });
+  }
+  async listTasks(): Promise<{ tasks: Task[]; meta: PageMeta }> {
+    const done = task(3, 'completed', { completed_items: 1, failed_items: 0 });
+    return {
+      tasks: [this.five(), done, done],
+      meta: { current_page: 1, per_page: 100, total_pages: 1, total_count: 3 },
+    };
+  }
+  async getTask(id: number): Promise<Task> {
+    return id === 5 ? this.five() : task(3, 'completed', { completed_items: 1, failed_items: 0 });
+  }
+}
+
+describe('followTasks --follow: a task finished before it began, listed twice', () => {
+  it('is let go once its own read shows it finished, as the first scan lets a finished task go: no line of it', async () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    const result = await followTasks(
+      options(new FinishedListedTwice(clock), clock, {
+        ids: 'all-unfinished',
+        follow: true,
+        deadline: T0 + 60_000,
+        onChange: (c) => seen.push(`${c.task.id} ${c.task.status}`),
+      }),
+    );
+    expect(result.reason).toBe('timeout');
+    expect(seen).toEqual(['5 processing', '5 completed']);
+  });
+});
+
 /** Task 1 read as processing 3/4, then pending 0/4 every third read (a service going back), then completed. */
 class GoingBack implements TaskReader {
   readonly rateLimiter = UNPACED;
