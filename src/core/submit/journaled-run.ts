@@ -1115,10 +1115,13 @@ async function resumeOne(
   }
   const { file } = opened;
   if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
-  let unrecorded = () => givenFlags(options.ignoreJob ?? [], undefined, opened.gone);
+  // Until the run names the job itself (`hints`), every flag given is carried.
+  let unrecorded = () =>
+    givenFlags(options.ignoreJob ?? [], undefined, opened.gone) + (thisResume.unrecorded?.() ?? '');
   try {
     const state = opened.fold.end();
-    if (state) unrecorded = () => givenFlags(options.ignoreJob ?? [], state, opened.gone);
+    if (state)
+      unrecorded = () => givenFlags(options.ignoreJob ?? [], state, opened.gone) + (thisResume.unrecorded?.() ?? '');
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
@@ -1426,14 +1429,16 @@ async function continueJob(
   // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
   // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
   // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
-  let settling = false;
+  // What settling the chunks in doubt names the job with: the flags this run carries but the user's --adopt/--resend,
+  // of which its verdicts say which a command carries (an --adopt instead of a --resend that found a task).
+  const carried = () => givenFlags(needed, state, undefined) + journal.unrecorded();
+  // Every other hint carries the user's --adopt/--resend too until the journal takes each (--max-cost and the
+  // confirmation refuse before any is; a Ctrl-C may come while one is read).
   const self: JobRef = {
     id,
     refused: skip.size > 0,
     ...flags,
-    // The user's --adopt/--resend too, before the run settles (--max-cost and the confirmation refuse before it does);
-    // from then on, settling says which of them a command carries.
-    unrecorded: () => givenFlags(needed, state, undefined) + (settling ? '' : settleFlags(user)) + journal.unrecorded(),
+    unrecorded: () => carried() + unsettledFlags(journal, user),
     ...(gone?.forgetting === false && { gone: goneRef(ctx, gone) }),
   };
   run.hints?.(self);
@@ -1471,18 +1476,16 @@ async function continueJob(
       named,
       verb: run.verb,
       ...(run.takes === true && { takes: true }),
-      settle: (api, send) => {
-        settling = true;
-        return settleInDoubt(ctx, api, send, {
+      settle: (api, send) =>
+        settleInDoubt(ctx, api, send, {
           journal,
           items: doubt,
           user,
           name: id,
           flags,
-          unrecorded: self.unrecorded,
+          unrecorded: carried,
           ...(self.gone && { gone: self.gone }),
-        });
-      },
+        }),
     },
     { ...run.options, ...(job.chunk_size !== ONE_CHUNK && { chunkSize: job.chunk_size }) },
   );
@@ -1667,6 +1670,17 @@ function settleFlags(user: UserSettlement): string {
     ...user.adopt.map(({ chunk, id }) => ` --adopt ${chunk}=${id}`),
     ...user.resend.map((c) => ` --resend ${c}`),
   ].join('');
+}
+
+/**
+ * The flags of the user's settlements the journal does not hold yet: once it takes one (or the balance refuses the run,
+ * `journal.unrecorded()` then carrying it), a command given it again would be refused.
+ */
+function unsettledFlags(journal: JobJournal, user: UserSettlement): string {
+  return settleFlags({
+    adopt: user.adopt.filter(({ chunk, id }) => journal.state.chunks.get(chunk)?.task?.id !== id),
+    resend: user.resend.filter((chunk) => !journal.resentByUser(chunk)),
+  });
 }
 
 /** The items of each chunk in doubt, read now; a chunk whose items are not those it was sent with is exit 2. */

@@ -194,6 +194,28 @@ describe('--adopt CHUNK=ID refuses a task that cannot be the chunk’s (exit 2, 
     runTaskctl(['resume', journal(), '--adopt', `2=${task}`, '-y'], { env: world.env, clock: world.clock, home: dir });
   const adoptedRecords = () => rows().filter((row) => row.type === 'reconciled');
 
+  it('Ctrl-C while the task given is read: nothing recorded, and the hint keeps the --adopt', async () => {
+    await jobWithChunk2InDoubt();
+    const task = (await world.tasks()).map((t) => t.id).sort((a, b) => a - b)[1] ?? 0;
+    const controller = new AbortController();
+    const dispatcher = new CtrlCAtRead(new RegExp(`/tasks/${task}$`), controller);
+    try {
+      const stopped = await runTaskctl(['resume', journal(), '--adopt', `2=${task}`, '-y'], {
+        env: world.env,
+        clock: world.clock,
+        home: dir,
+        dispatcher,
+        signal: controller.signal,
+      });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(adoptedRecords()).toEqual([]);
+      const hint = /Continue it with: taskctl (resume .*)$/m.exec(stopped.stderr)?.[1] ?? '';
+      expect(hint).toMatch(new RegExp(`^resume j-\\S+ --yes --adopt 2=${task}$`));
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
   it('one task given for two chunks, or two tasks for one chunk', async () => {
     await jobWithChunk2InDoubt();
     const twice = (...pairs: string[]) =>
@@ -470,6 +492,21 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
   });
 });
+
+/** Ctrl-C (the run's signal aborted) as a GET whose path matches is sent. */
+class CtrlCAtRead extends Agent {
+  constructor(
+    private readonly path: RegExp,
+    private readonly controller: AbortController,
+  ) {
+    super();
+  }
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (options.method === 'GET' && this.path.test(options.path))
+      this.controller.abort(Object.assign(new Error('interrupted'), { name: 'AbortError' }));
+    return super.dispatch(options, handler);
+  }
+}
 
 /** Lets the first read of the task list through; every later one goes to a path the sandbox does not know (a 404). */
 class ListReadOnce extends Agent {
