@@ -52,12 +52,14 @@ describe('watch --follow: a page that names a finished task twice at every read'
     );
     mock.reply('GET', '/tasks/1', 200, answer('completed', 4), { times: 1000 });
     mock.allowUnused();
-    const result = await runTaskctl(['watch', '--follow', '--timeout', '2m', '-o', 'tsv'], {
+    const result = await runTaskctl(['watch', '--follow', '--timeout', '2m', '-o', 'table'], {
       api: mock,
       clock: new FakeClock(),
     });
     expect(result.code, result.stderr).toBe(124);
     expect(result.stdout).toBe('');
+    // Never announced as a task being watched: no read had said it was unfinished.
+    expect(result.stderr).toContain('watching for new tasks (none is unfinished now)');
     expect(result.stderr.split('\n').filter((line) => line.includes('twice'))).toEqual([
       'warning: page 1 of the task list names task 1 twice (completed, completed): the answer contradicts itself; its own read: taskctl show 1',
     ]);
