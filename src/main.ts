@@ -75,9 +75,13 @@ function processStdin(): InputStream {
   if (!directory) return process.stdin;
   const failed = () =>
     Promise.reject(
-      new InputError(
-        'cannot read stdin: it is a directory',
-        'Redirect a file (< FILE), not a directory, or pipe the input in.',
+      // With its system code, for a reader that names its own source (a key: exit 2, store/key-file.ts).
+      Object.assign(
+        new InputError(
+          'cannot read stdin: it is a directory',
+          'Redirect a file (< FILE), not a directory, or pipe the input in.',
+        ),
+        { code: 'EISDIR' },
       ),
     );
   return { [Symbol.asyncIterator]: () => ({ next: failed }) };

@@ -5,8 +5,7 @@ import { isoSeconds } from '../output/times.js';
 import { AuthError, CliError, DeclinedError, InterruptedError, RateLimitError, UsageError } from '../errors.js';
 import { formatDuration } from '../lib/duration.js';
 import { maskKey } from '../lib/redact.js';
-import { readBounded } from '../lib/abortable.js';
-import { KEY_FILE_MAX_BYTES } from '../store/key-file.js';
+import { readKeyStdin } from '../store/key-file.js';
 import { idsOnly } from './quiet.js';
 
 export interface LoginOptions {
@@ -27,7 +26,12 @@ async function readKey(
         '--with-key reads the key from stdin, but stdin is a terminal',
         'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
       );
-    const bytes = await readBounded(stdin, ctx.signal, KEY_FILE_MAX_BYTES);
+    const bytes = await readKeyStdin(
+      stdin,
+      ctx.signal,
+      'the API key from stdin',
+      'Pipe it in: `echo "$KEY" | taskctl auth login --with-key`.',
+    );
     if (bytes === undefined)
       throw new UsageError(
         'stdin holds more than 64 KiB, which is no API key; stopped reading',

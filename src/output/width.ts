@@ -134,7 +134,6 @@ export function truncateLiveText(text: string, width: number): string {
 
 /** The words of `text` that fit in `width` columns beside an ellipsis (its first word cut when none fits). */
 function wordsThatFit(text: string, width: number): string {
-  if (width <= 1) return ELLIPSIS.slice(0, width);
   // Whole characters while they fit beside the ellipsis; a wide one that would straddle the edge is left out.
   let head = '';
   let used = 0;

@@ -9,7 +9,7 @@ import { readBounded } from '../lib/abortable.js';
 type Stdin = AsyncIterable<Buffer | string> & { readonly isTTY?: boolean | undefined };
 
 /** The most taskctl reads of a key file: a key is one short line, so more is refused, never read whole (/dev/zero). */
-export const KEY_FILE_MAX_BYTES = 64 * 1024;
+const KEY_FILE_MAX_BYTES = 64 * 1024;
 
 /**
  * The key, read so that `signal` (Ctrl-C, SIGTERM) ends a read that waits: stdin, or a FIFO such as `<(pass show key)`
@@ -34,12 +34,27 @@ export async function readKeyFile(
 }
 
 function readStdin(stdin: Stdin, signal: AbortSignal | undefined): Promise<Buffer | undefined> {
-  if (stdin.isTTY)
-    throw new UsageError(
-      '--api-key-file - reads the key from stdin, but stdin is a terminal',
-      'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.',
-    );
-  return readBounded(stdin, signal, KEY_FILE_MAX_BYTES);
+  const hint = 'Pipe the key in: `pass show taskctl | taskctl --api-key-file - balance`.';
+  if (stdin.isTTY) throw new UsageError('--api-key-file - reads the key from stdin, but stdin is a terminal', hint);
+  return readKeyStdin(stdin, signal, '--api-key-file -', hint);
+}
+
+/**
+ * Stdin read for a key, at most KEY_FILE_MAX_BYTES (undefined past them). A read that fails (a directory there, `< DIR`)
+ * is exit 2 naming `what`, as a key file that cannot be read is.
+ */
+export async function readKeyStdin(
+  stdin: Stdin,
+  signal: AbortSignal | undefined,
+  what: string,
+  hint: string,
+): Promise<Buffer | undefined> {
+  try {
+    return await readBounded(stdin, signal, KEY_FILE_MAX_BYTES);
+  } catch (error) {
+    if (signal?.aborted === true || typeof (error as { code?: unknown } | null)?.code !== 'string') throw error;
+    throw new UsageError(`cannot read ${what}: ${readErrorWords(error)}`, hint);
+  }
 }
 
 async function readPath(path: string, signal: AbortSignal | undefined): Promise<Buffer | undefined> {

@@ -164,9 +164,19 @@ describe.concurrent('input', () => {
         const dir = join(w.world.home.dir, 'items');
         await expectRefused(w, await w.create([SERVICE, '-f', dir]), /cannot read .*items: it is a directory/);
         // Node reads a directory on stdin as nothing: never "stdin is empty", nor a wait for no ids.
-        for (const command of [`create ${SERVICE}`, 'wait -']) {
+        for (const command of [`create ${SERVICE}`, 'wait -', 'api POST /tasks --input -']) {
           const piped = await runShell(`$TASKCTL ${command} < '${dir}'`, w.world.env);
           await expectRefused(w, piped, /^error: cannot read stdin: it is a directory\n/);
+        }
+        // A key read from stdin is refused as every other key source is: exit 2, naming where it was to come from.
+        const keys = {
+          '--api-key-file - balance': 'cannot read --api-key-file -: it is a directory',
+          'auth login --with-key': 'cannot read the API key from stdin: it is a directory',
+        };
+        for (const [command, words] of Object.entries(keys)) {
+          const piped = await runShell(`$TASKCTL ${command} < '${dir}'`, w.world.env);
+          expect(piped.code, piped.stderr).toBe(ExitCode.usage);
+          expect(piped.stderr).toContain(`error: ${words}\n`);
         }
         await expectRefused(
           w,
