@@ -69,11 +69,7 @@ async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options
         `See what the server lists: taskctl show ${chosen.hidden.join(' ')}`,
       );
     }
-    ctx.printer.info(
-      options.error?.length
-        ? `nothing to retry: ${noErrorMatched(file, options.error)}`
-        : `nothing to retry: every item of ${job.lost.length > 0 ? `the other ${counted(job.created.length, 'task')} of ` : ''}${file} completed`,
-    );
+    ctx.printer.info(`nothing to retry: ${nothingWords(file, job, options)}`);
     if (options.dryRun === true) dryRunOfNothing(ctx);
     return;
   }
@@ -90,6 +86,18 @@ async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options
   }
   const items = await onceEach(ctx, job.service, chosen.targets, options);
   await runPipeline(ctx, { batches: [{ service: job.service, items }], verb: 'Retry' }, submit);
+}
+
+/**
+ * Why a retry of the job found nothing: no item matched --error, the job has no task at all (its chunks refused or
+ * lost: the warnings above said which), or every item of its tasks completed.
+ */
+function nothingWords(file: string, job: JournaledJob, options: Pick<RetryOptions, 'error'>): string {
+  if (options.error?.length) return noErrorMatched(file, options.error);
+  if (job.created.length === 0)
+    return `${file} has no task: ${job.refused.length > 0 ? 'the service refused its items' : 'its tasks are recorded lost'}`;
+  const which = job.lost.length > 0 ? 'the other ' : job.refused.length > 0 ? 'the ' : '';
+  return `every item of ${which === '' ? '' : `${which}${counted(job.created.length, 'task')} of `}${file} completed`;
 }
 
 /** Every task read once, in chunk order; a task still running is exit 2 before anything is priced or sent. */

@@ -677,6 +677,18 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     expect(await world.posts()).toBe(4);
   });
 
+  it('retry --job of a job every chunk of which was refused: nothing to retry, never "every item completed"', async () => {
+    const created = await run(['create', S, 'bad item here', '--no-validate', '--journal', journal(), '-y', '-q']);
+    expect(created.code).toBe(3);
+    const skipped = await run(['resume', journal(), '--skip-refused', '-y']);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    const retry = await run(['retry', '--job', journal(), '-y']);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr).toContain(`nothing to retry: ${journal()} has no task: the service refused its items`);
+    expect(retry.stderr).not.toContain('completed');
+    expect(await world.posts()).toBe(1);
+  });
+
   it('a retry into its journal is refused, naming the resume that goes past the refused chunk', async () => {
     const argv = ['create', S, 'fail-1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com'];
     const created = await run([...argv, '--no-validate', '--chunk-size', '2', '--journal', journal(), '-y', '-q']);
