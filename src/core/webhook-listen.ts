@@ -178,9 +178,10 @@ async function catchUp(
     now: ctx.clock.now(),
     signal,
   });
-  const { tasks, handedOn, pending, refused, refusal, left } = result;
+  const { tasks, handedOn, duplicates, pending, refused, refusal, left } = result;
+  const already = duplicates > 0 ? `, ${duplicates} already handled (duplicates, not handed on again)` : '';
   ctx.printer.info(
-    `catch-up: ${handedOn} synthesised event(s) from ${tasks} task(s)${pending > 0 ? `, ${pending} pending (no event yet)` : ''}`,
+    `catch-up: ${handedOn} synthesised event(s) from ${tasks} task(s)${already}${pending > 0 ? `, ${pending} pending (no event yet)` : ''}`,
   );
   if (refused.length > 0) {
     ctx.printer.warn(

@@ -38,6 +38,8 @@ interface CatchUpResult {
   /** Tasks in the window or named. */
   tasks: number;
   handedOn: number;
+  /** Events the listener had handled already (the same task and event: acknowledged, not handed on again). */
+  duplicates: number;
   /** Tasks with no event yet (pending). */
   pending: number;
   /** Tasks whose event was refused (the app did not accept it), in the order handed. */
@@ -56,7 +58,7 @@ interface CatchUpResult {
  */
 export async function runCatchUp(
   api: CatchUpSource,
-  inject: (raw: string) => Promise<{ status: number; note: string }>,
+  inject: (raw: string) => Promise<{ status: number; note: string; duplicate?: boolean }>,
   request: CatchUpRequest,
 ): Promise<CatchUpResult> {
   const wanted = new Map<number, number>();
@@ -67,6 +69,7 @@ export async function runCatchUp(
   const result: CatchUpResult = {
     tasks: wanted.size,
     handedOn: 0,
+    duplicates: 0,
     pending: 0,
     refused: [],
     refusal: undefined,
@@ -79,13 +82,14 @@ export async function runCatchUp(
       result.pending++;
       return true;
     }
-    const { status, note } = await inject(JSON.stringify(event));
+    const { status, note, duplicate } = await inject(JSON.stringify(event));
     if (status === 0) {
       // Stopped while waiting for room: not handed on, so still left.
       wanted.set(task.id, Date.parse(task.created_at));
       return false;
     }
-    if (status === 200) result.handedOn++;
+    if (status === 200 && duplicate === true) result.duplicates++;
+    else if (status === 200) result.handedOn++;
     else {
       result.refused.push(task.id);
       // Nobody sends a synthesised event again: the note's "the service will send it again" is not true of it.

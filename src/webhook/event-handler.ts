@@ -23,6 +23,8 @@ export interface Outcome {
   note: string;
   /** `onEvent` printed it and said it is on the same screen as the log: no status line for it. */
   shown?: boolean;
+  /** A repeat of an event already handled: acknowledged, not handed on again. */
+  duplicate?: boolean;
 }
 
 export interface ListenerCounts {
@@ -257,7 +259,7 @@ export class EventHandler {
   private duplicate(raw: string, received: EventMeta, label: string): Outcome {
     const shown = this.print(raw, received, true);
     this.counts.duplicates++;
-    return { status: 200, note: `${label} (duplicate; already handled, not handed on again)`, shown };
+    return { status: 200, note: `${label} (duplicate; already handled, not handed on again)`, shown, duplicate: true };
   }
 
   private refuse(status: number, note: string): Outcome {

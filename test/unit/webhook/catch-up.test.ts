@@ -142,6 +142,35 @@ describe('catch-up', () => {
     expect(result.refusal).toBe('completed task 2: the app did not accept it');
   });
 
+  it('an event the listener had already handled is counted apart as a duplicate, not as handed on', async () => {
+    const all = [task(3, 1), task(2, 2), task(1, 3)];
+    const api = {
+      listTasks: async () => ({ tasks: all, meta: { total_pages: 1 } }),
+      getTask: async () => Promise.reject(new Error('not read')),
+    };
+    const printed: string[] = [];
+    const listener = await startWebhookListener({
+      port: 0,
+      apiKey: KEY,
+      clock: new FakeClock(),
+      onEvent: (e, note) => {
+        if (!note.duplicate) printed.push(e.taskId ?? '?');
+      },
+    });
+    cleanups.push(() => listener.close());
+    // Task 2's event as the service delivered it before the listener stopped: the same (task, event) pair.
+    expect((await listener.inject(JSON.stringify(synthesiseEvent(task(2, 2), T0)))).status).toBe(200);
+    const signal = new AbortController().signal;
+    const result = await runCatchUp(api, (raw) => listener.inject(raw, signal), {
+      withinMs: 3_600_000,
+      ids: [],
+      now: T0,
+      signal,
+    });
+    expect(result).toMatchObject({ tasks: 3, handedOn: 2, duplicates: 1, refused: [] });
+    expect(printed).toEqual(['2', '1', '3']);
+  });
+
   it('cuts a long id list, and names the flags that catch up what Ctrl-C left', () => {
     expect(taskIdList([6, 7, 8])).toBe('tasks 6, 7, 8');
     const many = Array.from({ length: 9902 }, (_, i) => i + 6);
