@@ -2,7 +2,8 @@
  * The progress of a chunked submission. On a terminal one live line (made at the first send), redrawn in place, with
  * what spins inside a send (resends, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
  * one a second (and the last). The live line is said in whole parts: on a narrow terminal the items and coins go
- * first, then the tasks created, the chunk staying (`fitted`); plain lines say everything.
+ * first, then the tasks created, the chunk staying (`fitted`), and a wait is said without what it waits for; plain
+ * lines say everything.
  */
 import type { Output, Prompts, Runtime, Service } from '../capabilities.js';
 import type { Progress } from '../../output/progress.js';
@@ -120,14 +121,27 @@ export class ChunkProgress {
     if (progress.mode !== 'live') return undefined;
     this.live = progress;
     progress.live((spin) => {
-      // A notice (a rate-limit wait) is cut by the line, which leaves out an aside it would cut (output/width.ts).
-      const texts = this.notice === undefined ? this.said : [this.notice];
+      // A notice (a rate-limit wait) in whole parts too: without its closing aside, then the wait alone.
+      const texts = this.notice === undefined ? this.said : shorterNotices(this.notice);
       // The spinner's glyph and a space come before the text.
       const width = (progress.lineWidth() ?? Number.POSITIVE_INFINITY) - 2;
       return [`${progress.paint.cyan(spin)} ${fitted(texts, width)}`];
     });
     return progress;
   }
+}
+
+/**
+ * A notice, longest first: whole; without the aside it ends with (`… for the rate limit (4 requests a window)…`); then
+ * the wait alone (`creating chunk 2 of 3: waiting 31s…`), when it says what it waits for after the wait.
+ */
+function shorterNotices(notice: string): string[] {
+  const texts = [notice];
+  const withoutAside = notice.replace(/ \([^()]*\)(…?)$/, '$1');
+  if (withoutAside !== notice) texts.push(withoutAside);
+  const wait = /^(.*?: waiting \S+) \S/.exec(notice)?.[1];
+  if (wait !== undefined) texts.push(`${wait}…`);
+  return texts;
 }
 
 /** The first of `texts` (longest first) that fits `width` columns; the last, cut by the line, when none does. */

@@ -117,6 +117,11 @@ describe('create --journal progress', () => {
     // At 80 columns: `creating chunk 2 of 3: waiting 31s for the rate limit (4 requests a window)…`.
     expect(result.stderr).toMatch(/\x1b\[1G. creating chunk 2 of 3: waiting 31s for the rate limit…\x1b/);
     expect(result.stderr).not.toMatch(/\(4 requests/);
+    // Narrower: the wait itself, in whole words; never `waiting 31s for the…`.
+    const narrow = await journaled({ stderrTTY: true, columns: 50, spendWindow: true });
+    expect(narrow.code, narrow.stderr).toBe(0);
+    expect(narrow.stderr).toMatch(/\x1b\[1G. creating chunk 2 of 3: waiting 31s…\x1b/);
+    expect(narrow.stderr).not.toMatch(/waiting 31s for the…/);
   });
 
   it('piped or in CI: plain lines, one per chunk at most a second, then the summary', async () => {
