@@ -2,7 +2,7 @@
  * The progress of a chunked submission. On a terminal one live line (made at the first send), redrawn in place, with
  * what spins inside a send (resends, rate-limit waits) shown in it, gone at the end; elsewhere plain lines, at most
  * one a second (and the last). The live line is said in whole parts: on a narrow terminal the items and coins go
- * first, then the tasks created, the chunk staying (`fitted`), and a wait is said without what it waits for; plain
+ * first, then the tasks created, the chunk staying (`firstThatFits`), and a wait is said without what it waits for; plain
  * lines say everything.
  */
 import type { Output, Prompts, Runtime, Service } from '../capabilities.js';
@@ -18,7 +18,7 @@ const PROGRESS_EVERY_MS = 1_000;
 export class ChunkProgress {
   private live: Progress | undefined;
   private asked = false;
-  /** The live line's text, longest first: each shorter one leaves out a part (see `fitted`). */
+  /** The live line's text, longest first: each shorter one leaves out a part (see `firstThatFits`). */
   private said: string[] = [''];
   /** What the chunks sent so far come to, once one has: the tasks (`4 of 5 tasks created`), then the items and coins
    * (`40 items and 40 coins by this run`). */
@@ -125,7 +125,7 @@ export class ChunkProgress {
       const texts = this.notice === undefined ? this.said : shorterNotices(this.notice);
       // The spinner's glyph and a space come before the text.
       const width = (progress.lineWidth() ?? Number.POSITIVE_INFINITY) - 2;
-      return [`${progress.paint.cyan(spin)} ${fitted(texts, width)}`];
+      return [`${progress.paint.cyan(spin)} ${firstThatFits(texts, width)}`];
     });
     return progress;
   }
@@ -145,6 +145,6 @@ function shorterNotices(notice: string): string[] {
 }
 
 /** The first of `texts` (longest first) that fits `width` columns; the last, cut by the line, when none does. */
-function fitted(texts: readonly string[], width: number): string {
+function firstThatFits(texts: readonly string[], width: number): string {
   return texts.find((text) => textWidth(text) <= width) ?? texts.at(-1) ?? '';
 }

@@ -1115,13 +1115,11 @@ async function resumeOne(
   }
   const { file } = opened;
   if (opened.took) ctx.printer.info(tookWords(opened.id, opened.took));
-  // Until the run names the job itself (`hints`), every flag given is carried.
-  let unrecorded = () =>
-    givenFlags(options.ignoreJob ?? [], undefined, opened.gone) + (thisResume.unrecorded?.() ?? '');
+  // Until the run names the job itself (`hints`), every flag given is carried (--ignore-job until the job records it).
+  let folded: JobState | undefined;
+  let unrecorded = () => givenFlags(options.ignoreJob ?? [], folded, opened.gone) + (thisResume.unrecorded?.() ?? '');
   try {
-    const state = opened.fold.end();
-    if (state)
-      unrecorded = () => givenFlags(options.ignoreJob ?? [], state, opened.gone) + (thisResume.unrecorded?.() ?? '');
+    const state = (folded = opened.fold.end());
     if (!state)
       // The job record goes to disk before any chunk is sent: a create killed before it sent nothing.
       throw new UsageError(
@@ -1426,14 +1424,14 @@ async function continueJob(
   // The `--ignore-job` flags this run needs: until the walk of the job's takers has said, every one given; then only
   // those naming a job it would otherwise wait for (a flag it did not need would be carried by every later hint).
   let needed: readonly string[] = ignore;
-  // The job as every hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so too,
-  // and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it (once the
-  // run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`).
   // What settling the chunks in doubt names the job with: the flags this run carries but the user's --adopt/--resend,
   // of which its verdicts say which a command carries (an --adopt instead of a --resend that found a task).
   const carried = () => givenFlags(needed, state, undefined) + journal.unrecorded();
-  // Every other hint carries the user's --adopt/--resend too until the journal takes each (--max-cost and the
-  // confirmation refuse before any is; a Ctrl-C may come while one is read).
+  // The job as every other hint of this run names it: a run told how to spend (-y, --max-cost) prints a resume told so
+  // too, and one told to pass a job over (--ignore-job) or to forget a gone journal too, until the job records it
+  // (once the run goes on past the money guard: job-journal.ts `ignore`, `whenGoingOn`); the user's --adopt/--resend
+  // until the journal takes each (--max-cost and the confirmation refuse before any is; a Ctrl-C may come while one is
+  // read).
   const self: JobRef = {
     id,
     refused: skip.size > 0,
