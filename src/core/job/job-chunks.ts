@@ -36,9 +36,11 @@ export interface JobChunk {
    * When its request left and, of the tasks that existed before it (its send record), its own task if it was one (the
    * task a `--job` command reads for it is that one: `getTask` answers the id asked or fails); not for a task reused.
    * `offset`:
-   * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named.
+   * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named;
+   * `judged`: the run took it itself (that answer, or its scan), by what it saw of the service then, not by a user's
+   * `--adopt`.
    */
-  sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean };
+  sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean; judged: boolean };
   /** The service refused its items (its words): it has no task and never will (docs/behaviour.md#a-refused-chunk). */
   refused?: string;
   /**
@@ -75,18 +77,27 @@ export function jobChunk(state: JobState, chunk: number): JobChunk {
     items: chunkItems(job, chunk),
     ...(task !== undefined && { task }),
     ...(digest !== undefined && { digest }),
-    ...(fresh && { sent: sentOf(send, task, known?.task?.answered === true) }),
+    ...(fresh && {
+      sent: sentOf(send, task, {
+        answered: known?.task?.answered === true,
+        judged: known?.task?.answered === true || known?.task?.how === 'recovered',
+      }),
+    }),
     ...(known?.refused !== undefined && { refused: known.refused }),
     ...(created !== undefined && { created_at: created }),
     ...(known?.lost === true && task !== undefined && { lost: true as const }),
   };
 }
 
-function sentOf(send: SendRecord, task: number | undefined, answered: boolean): NonNullable<JobChunk['sent']> {
+function sentOf(
+  send: SendRecord,
+  task: number | undefined,
+  { answered, judged }: { answered: boolean; judged: boolean },
+): NonNullable<JobChunk['sent']> {
   const offset = send.server_offset;
   // Only what the check asks of the list (up to 100 ids a chunk: most of a large job's memory, held for the whole read).
   const before = task !== undefined && send.before.includes(task) ? [task] : NONE;
-  return { at: send.sent_at, before, answered, ...(offset !== undefined && { offset }) };
+  return { at: send.sent_at, before, answered, judged, ...(offset !== undefined && { offset }) };
 }
 
 const NONE: readonly number[] = [];
@@ -194,7 +205,7 @@ export function chunkTaskProblem(
   let why = 'it holds a different number of items';
   if (task.service !== job.service) wrong.push(`it is a ${task.service} task, not ${job.service}`);
   if (task.total_items !== chunk.items) wrong.push(`it has ${counted(task.total_items, 'item')}, not ${chunk.items}`);
-  else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task)) {
+  else if (chunk.sent !== undefined && olderThanSend(chunk.sent, task, takenAsRecorded(chunk, task))) {
     wrong.push(`it existed before the chunk was sent`);
     why = 'it was created before the chunk was sent';
   } else if (chunk.created_at !== undefined && !sameCreation(chunk.created_at, task.created_at)) {
@@ -229,14 +240,30 @@ export function lostProof(job: { service: string }, chunk: CreatedChunk, task: T
 }
 
 /**
+ * The task the run itself took for the chunk (its POST's answer, or its scan: JobChunk `judged`), under the creation
+ * time it recorded then: judged when taken, by more than the time (the listing before the POST may have shown it new
+ * while its stamp read minutes before a `Date` written by a clock ahead: docs/behaviour.md#the-window), so its time is
+ * not held against it again. A task adopted by hand, or one given its id since, is judged by its time.
+ */
+function takenAsRecorded(chunk: JobChunk, task: TaskFacts): boolean {
+  const recorded = chunk.created_at;
+  if (chunk.sent?.judged !== true || recorded === undefined) return false;
+  // On proof of the same creation: the same instant, however written (not sameCreation's benefit of the doubt).
+  const at = (text: string) => parseTimestampWithResolution(text)?.ms;
+  return recorded === task.created_at || (at(recorded) !== undefined && at(recorded) === at(task.created_at));
+}
+
+/**
  * A task that cannot have come from a request sent at `sent.at`: one the snapshot before it saw, or one created
  * earlier than the send on the server's clock (docs/commands.md#jobs-show---job-wait---job-retry---job---error). The server's clock is the
  * one the send record kept (its offset, less a margin); a send record without it (an older journal) judges by the
  * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
- * behind would make it look older). Costs no request.
+ * behind would make it look older). `takenAsRecorded` (the function of that name): judged by the snapshot alone.
+ * Costs no request.
  */
-function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: TaskFacts): boolean {
+function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: TaskFacts, takenAsRecorded: boolean): boolean {
   if (sent.before.includes(task.id)) return true;
+  if (takenAsRecorded) return false;
   if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestampWithResolution(task.created_at);
   const earliest =

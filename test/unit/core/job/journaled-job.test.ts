@@ -36,7 +36,7 @@ describe('readJob', () => {
     const path = writeJournal({ items: 25, chunkSize: 10, tasks: [7, 5, 9] });
     const job = await readJob(context(), path);
     // With each chunk's send record: when it left and what existed before (checked against its task).
-    const sent = { at: 1, before: [], answered: true };
+    const sent = { at: 1, before: [], answered: true, judged: true };
     expect(job.service).toBe(SERVICE);
     expect(job.chunks).toEqual([
       { chunk: 1, items: 10, task: 7, sent },

@@ -162,6 +162,52 @@ it("a Date clock 90 s ahead of the one stamping tasks (a gateway): the task its 
   expect(wait.code, wait.stderr).toBe(0);
 });
 
+it.each([
+  ['its POST answered', 'created'],
+  ['its scan recovered', 'recovered'],
+])(
+  "a Date clock 5 minutes ahead of the one stamping tasks: the task %s, as the run recorded it, is its chunk's",
+  async (_, how) => {
+    const { run, journal, ids } = await sandboxJob(['a.com', 'b.com', 'c.com', 'd.com'], 2);
+    // Each send's offset from Date headers 5 minutes ahead of the tasks' created_at: a run took each task all the same
+    // (a listing before its POST showed it new, or its window was placed by an earlier task's own time).
+    const rows = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Row & { server_offset?: number; how?: string })
+      .map((row) => (row.type === 'send' ? { ...row, server_offset: (row.server_offset ?? 0) + 300_000 } : row))
+      .map((row) => (row.type === 'created' ? { ...row, how } : row));
+    writeFileSync(journal, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    expect(ids).toHaveLength(2);
+    for (const argv of [
+      ['wait', '--job', journal, '--no-results'],
+      ['show', '--job', journal, '-o', 'ndjson'],
+      ['retry', '--job', journal, '--dry-run'],
+    ]) {
+      const result = await run(argv);
+      expect(result.stderr, argv.join(' ')).not.toMatch(/does not match/);
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    // A task adopted by hand is still judged by its time: the user may have given an older one.
+    const adopted = rows.map((row) =>
+      row.type === 'created' && row.chunk === 1
+        ? {
+            type: 'reconciled',
+            chunk: 1,
+            task: row.task,
+            cost: 2,
+            by: 'user',
+            created_at: (row as { created_at?: string }).created_at,
+          }
+        : row,
+    );
+    writeFileSync(journal, adopted.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    const wait = await run(['wait', '--job', journal, '--no-results']);
+    expect(wait.code, wait.stderr).toBe(8);
+    expect(wait.stderr).toMatch(/chunk 1 of \S+ does not match task \d+: it existed before the chunk was sent/);
+  },
+);
+
 it("the server's clock ten minutes behind: the job's own tasks are its chunks' for wait, retry --job and diff", async () => {
   const world = await startSandboxWorld({ clockSkewMs: -10 * 60_000 });
   try {
