@@ -2,7 +2,9 @@
  * Finding "our" task without an idempotency key (the API has none): after an ambiguous POST /tasks, and before paying
  * again for the same list (`--reuse-window`). The identity rule (docs/behaviour.md#exactly-once):
  * 1. Before sending, `takeSnapshot` lists the recent tasks and keeps the ids of every task with the same service and
- *    item count. A task seen there existed before our request, so it is never ours, however well it matches.
+ *    item count. A task seen there existed before our request, so it is never ours, however well it matches. One not
+ *    seen there, and stamped after the time back to which the listing showed every task (`shownAfter`), is new since:
+ *    it counts as inside the window whatever the clocks say (a `Date` clock ahead of the tasks' one).
  * 2. On one machine the local ledger (store/ledger.ts, through `LocalRuns`) is certain: a task another local run claimed
  *    is never a candidate, and a candidate another local run may still claim (its request in flight or unresolved, its
  *    window covering the task) is never adopted.
@@ -122,15 +124,26 @@ export interface RecentScan {
   complete: boolean;
   /** The id of every task the pages read showed, whatever its service, size or age. */
   listed: Set<number>;
+  /** What `listed` proves (Snapshot `shownAfter`); undefined when the pages read prove nothing of the kind. */
+  shownAfter: number | undefined;
   /** List requests made. */
   requests: number;
+}
+
+/** The oldest creation time of `tasks` (server-clock ms), Infinity for none; an unreadable one is no time. */
+function oldestOf(tasks: readonly Task[]): number {
+  return tasks.reduce((oldest, task) => {
+    const at = createdAt(task);
+    return Number.isNaN(at) ? oldest : Math.min(oldest, at);
+  }, Number.POSITIVE_INFINITY);
 }
 
 /**
  * Walks the task list from its recent end to `edge()` (server-clock ms, read after the first page so its Date header
  * counts): the first page's creation times tell the order. Newest first: pages forward until a page ends before the
  * edge. Oldest first: from the last page backwards until a page starts before it. No recognisable order: every page,
- * up to MAX_SCAN_PAGES.
+ * up to MAX_SCAN_PAGES. `keepFrom`: the matching tasks the pages read show are kept from there when it is before the
+ * edge (it does not take the walk further).
  */
 export async function scanRecent(
   reader: TaskReader,
@@ -138,12 +151,22 @@ export async function scanRecent(
   edge: () => number,
   signal?: AbortSignal,
   observe?: (tasks: readonly Task[]) => void,
+  keepFrom = Number.POSITIVE_INFINITY,
 ): Promise<RecentScan> {
   const found: Task[] = [];
   const listed = new Set<number>();
   let requests = 0;
-  /** What the walk saw so far; `complete` false when it stopped at its page bound. */
-  const scanned = (complete: boolean): RecentScan => ({ tasks: found, complete, listed, requests });
+  /**
+   * What the walk saw so far; `complete` false when it stopped at its page bound. `shownAfter`: -Infinity when it read
+   * every page; in an ordered list, the oldest creation time of the pages it read from the recent end on.
+   */
+  const scanned = (complete: boolean, shownAfter?: number): RecentScan => ({
+    tasks: found,
+    complete,
+    listed,
+    shownAfter: shownAfter === Number.POSITIVE_INFINITY ? undefined : shownAfter,
+    requests,
+  });
   const read = async (page: number) => {
     signal?.throwIfAborted();
     requests += 1;
@@ -154,9 +177,10 @@ export async function scanRecent(
   };
   /** Keeps the matching tasks of a page. */
   const take = (tasks: readonly Task[], since: number): void => {
+    const from = Math.min(since, keepFrom);
     for (const task of tasks) {
       const at = createdAt(task);
-      if ((Number.isNaN(at) || at >= since) && task.service === match.service && task.total_items === match.count) {
+      if ((Number.isNaN(at) || at >= from) && task.service === match.service && task.total_items === match.count) {
         found.push(task);
       }
     }
@@ -170,32 +194,38 @@ export async function scanRecent(
   const since = edge();
   const totalPages = first.meta.total_pages;
   take(first.tasks, since);
-  if (totalPages <= 1) return scanned(true);
+  const whole = Number.NEGATIVE_INFINITY;
+  if (totalPages <= 1) return scanned(true, whole);
   const order = orderOf(first.tasks);
   if (order === 'newest-first') {
     let tasks = first.tasks;
-    for (let page = 2; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
-      if (page > MAX_SCAN_PAGES) return scanned(false);
+    let oldest = oldestOf(tasks);
+    let page = 2;
+    for (; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
+      if (page > MAX_SCAN_PAGES) return scanned(false, oldest);
       tasks = (await read(page)).tasks;
       take(tasks, since);
+      oldest = Math.min(oldest, oldestOf(tasks));
     }
-    return scanned(true);
+    return scanned(true, page > totalPages ? whole : oldest);
   }
   if (order === 'oldest-first') {
     // Page 1 held the oldest tasks; the recent ones are at the end, read backwards until a page starts before the edge.
+    let oldest = Number.POSITIVE_INFINITY;
     for (let page = totalPages; page > 1; page--) {
-      if (requests >= MAX_SCAN_PAGES) return scanned(false);
+      if (requests >= MAX_SCAN_PAGES) return scanned(false, oldest);
       const { tasks } = await read(page);
       take(tasks, since);
-      if (!reachesOn(tasks[0], since)) return scanned(true);
+      oldest = Math.min(oldest, oldestOf(tasks));
+      if (!reachesOn(tasks[0], since)) return scanned(true, oldest);
     }
-    return scanned(true);
+    return scanned(true, whole);
   }
   for (let page = 2; page <= totalPages; page++) {
     if (page > MAX_SCAN_PAGES) return scanned(false);
     take((await read(page)).tasks, since);
   }
-  return scanned(true);
+  return scanned(true, whole);
 }
 
 /** What existed before a POST: ids of recent tasks with the same service and item count. */
@@ -206,6 +236,13 @@ export interface Snapshot {
    * (core/submit/send.ts). Not journaled: only the run that sent the request reads its answer.
    */
   listed?: ReadonlySet<number>;
+  /**
+   * Server-clock ms: every task stamped after it that existed when the listing was read is in `listed` (-Infinity:
+   * the whole list was read), so a task stamped after it and not listed is new since, whatever its stamp says against
+   * a `Date` header (core/submit/send.ts). Absent when the pages read prove nothing of the kind (no recognisable order
+   * and not every page read), and for a listing not read right before the POST. Not journaled.
+   */
+  shownAfter?: number;
   /** False when the listing failed or stopped at its page bound: a match is then never claimed (exit 9 names it). */
   complete: boolean;
 }
@@ -235,7 +272,12 @@ export async function takeSnapshot(
       for (const task of tasks) serverClock.noteSeen(task.created_at, at);
     },
   );
-  return { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
+  return {
+    ids: new Set(scan.tasks.map((t) => t.id)),
+    complete: scan.complete,
+    listed: scan.listed,
+    ...(scan.shownAfter !== undefined && { shownAfter: scan.shownAfter }),
+  };
 }
 
 export interface CreateAttempt {
@@ -339,6 +381,11 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     learnFrom(serverClock, reader);
     return serverClock.looseWindow(options.sentAtMs, answeredAt);
   };
+  // A task stamped before the window's start that the listing before the send proves new (Snapshot `shownAfter`): a
+  // Date clock ahead of the tasks' one by more than the spread starts the window after the request's own task.
+  const { shownAfter } = options.before;
+  const within = (task: Task, window: ServerWindow) =>
+    inWindow(task.created_at, window) || provenNew(task, options.before, window);
   const candidates = new Map<number, Task>();
   const unlisted = new Map<number, Task>();
   /** Tasks of the window held by another chunk's claim that nothing tells from this request's task (`Claims.untold`). */
@@ -360,12 +407,13 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
         const at = clock.now();
         for (const task of tasks) serverClock.noteSeen(task.created_at, at);
       },
+      shownAfter === undefined ? undefined : shownAfter + 1,
     );
     const window = looseNow();
     for (const task of result.tasks) {
       if (options.before.ids.has(task.id) || judged.has(task.id)) continue;
       const held = options.exclude?.holds(task) === true;
-      if (!inWindow(task.created_at, window)) continue;
+      if (!within(task, window)) continue;
       signal?.throwIfAborted();
       const full = await reader.getTask(task.id);
       const items = listedTargets(full);
@@ -438,6 +486,15 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   });
 }
 
+/**
+ * Whether the listing before the send proves `task` new: not in it, and stamped after the time back to which it showed
+ * every task (Snapshot `shownAfter`), and no later than the window's end.
+ */
+function provenNew(task: Task, before: Snapshot, window: ServerWindow): boolean {
+  const at = createdAt(task);
+  return before.shownAfter !== undefined && !before.listed?.has(task.id) && at > before.shownAfter && at <= window.to;
+}
+
 function verdict(
   options: ReconcileOptions,
   seen: readonly Task[],
@@ -447,7 +504,8 @@ function verdict(
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
   const claimed = options.local?.claimed() ?? (() => false);
-  const isOpen = (task: Task) => inWindow(task.created_at, windows.strict) && !claimed(task);
+  const isOpen = (task: Task) =>
+    (inWindow(task.created_at, windows.strict) || provenNew(task, options.before, windows.strict)) && !claimed(task);
   // Past the end but before the loose end: this request's if the Date clock runs behind the tasks' clock.
   const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed(task);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
@@ -620,7 +678,12 @@ export async function findReusableTask(
     observe,
   );
   let requests = scan.requests;
-  const seen: Snapshot = { ids: new Set(scan.tasks.map((t) => t.id)), complete: scan.complete, listed: scan.listed };
+  const seen: Snapshot = {
+    ids: new Set(scan.tasks.map((t) => t.id)),
+    complete: scan.complete,
+    listed: scan.listed,
+    ...(scan.shownAfter !== undefined && { shownAfter: scan.shownAfter }),
+  };
   const candidates = scan.tasks
     .filter((t) => query.exclude?.holds(t) !== true)
     .filter(
@@ -803,6 +866,8 @@ export class ReuseIndex {
       ids: new Set(inWindow.map(([id]) => id)),
       complete: covered,
       listed: new Set(this.listed.keys()),
+      // Covered, the walk and this look at page 1 showed every task of the window; older ones were let go above.
+      ...(covered && { shownAfter: since - 1 }),
     };
     const result = (match: MatchResult, unfinished?: Unsearched): ReuseResult => ({
       match,

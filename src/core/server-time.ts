@@ -52,6 +52,9 @@ export class ServerClock {
   /** The upper bounds likewise: a task this run created, and Date headers. */
   private taskHigh = Number.POSITIVE_INFINITY;
   private dateHigh = Number.POSITIVE_INFINITY;
+  /** What an earlier run's own tasks showed (`learnEarlierTasks`): only for a Date clock shown ahead by them. */
+  private earlierLow = Number.NEGATIVE_INFINITY;
+  private earlierHigh = Number.POSITIVE_INFINITY;
 
   /** Starts from bounds of the clock that stamps tasks when they are known exactly (a run that saw its own task). */
   constructor(initial?: OffsetBounds) {
@@ -66,6 +69,17 @@ export class ServerClock {
     this.dateLow = Math.max(this.dateLow, bounds.low ?? Number.NEGATIVE_INFINITY);
     this.dateHigh = Math.min(this.dateHigh, bounds.high ?? Number.POSITIVE_INFINITY);
     this.narrow(bounds.low ?? Number.NEGATIVE_INFINITY, bounds.high ?? Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Bounds of the clock stamping tasks that the tasks of an earlier run of the same job showed (a resume's journal:
+   * each task its POST's answer named was stamped after its send and before the job's next one). Hours old, they do
+   * not narrow this run's reading: they place a window's start only once they show the `Date` clock ahead of the tasks'
+   * one by more than DATE_CLOCK_SPREAD_MS, where the Date alone would start it after the request's own task.
+   */
+  learnEarlierTasks(bounds: OffsetBounds): void {
+    this.earlierLow = Math.max(this.earlierLow, bounds.low);
+    this.earlierHigh = Math.min(this.earlierHigh, bounds.high);
   }
 
   /** A response's `Date` header (epoch ms of the whole second), the request sent at `sentAt`, answered at `receivedAt`. */
@@ -139,11 +153,17 @@ export class ServerClock {
   /**
    * Local ms → the earliest created_at it can be (the window's start; for walking lists back to an edge). A Date header
    * raises it only to DATE_CLOCK_SPREAD_MS below what it reads: a gateway's clock ahead of the one stamping tasks must
-   * not start the window after the request's own task (it would be sent again). The tasks' own times raise it fully.
+   * not start the window after the request's own task (it would be sent again). The tasks' own times raise it fully,
+   * and once a task this run (or the job's earlier run: `learnEarlierTasks`) created shows the Date's clock further
+   * ahead than that, they alone place it.
    */
   earliestServerTime(localMs: number): number {
     const { low } = this.offset();
-    const evidence = Math.max(this.taskLow, this.dateLow - DATE_CLOCK_SPREAD_MS);
+    // A task this run (or the job's earlier run) created that was stamped more than that below the Date's reading
+    // shows the Date's clock ahead by more than the spread: the tasks' own times place the start then.
+    const dateLow = this.dateLow - DATE_CLOCK_SPREAD_MS;
+    const dateAhead = Math.min(this.taskHigh, this.earlierHigh) < dateLow;
+    const evidence = dateAhead ? Math.max(this.taskLow, this.earlierLow) : Math.max(this.taskLow, dateLow);
     const start = Number.isFinite(evidence) ? Math.min(evidence, low) : low;
     return Math.floor((localMs + start) / this.resolution) * this.resolution;
   }

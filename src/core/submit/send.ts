@@ -511,7 +511,8 @@ interface Foreign {
  * Why the task a create was answered with cannot be the one its request made, if it cannot
  * (docs/behaviour.md#exactly-once): another service, more items than were sent, other items (when the answer lists
  * them), or a task that existed before (the listing before the POST showed it, or its `created_at` is clearly before a
- * Date the service sent before the request left: server-time.ts `stampedBefore`) or that this job already has. Fewer
+ * Date the service sent before the request left, server-time.ts `stampedBefore`, and that listing does not prove it
+ * new: Snapshot `shownAfter`) or that this job already has. Fewer
  * items of the same service are the server's to drop (a warning at the summary, summary.ts). A task another taskctl
  * run on this machine claimed is refused when the entry takes it (`ownedElsewhere`).
  */
@@ -536,7 +537,9 @@ function foreignAnswer(
     return proven(`task ${id}, which the task list showed before this request was sent`);
   const listed = task.items?.map((item) => item.target);
   const otherItems = listed !== undefined && listed.length > 0 && !multisetWithin(listed, items);
-  if (stampedBefore(task.created_at, dateBefore))
+  // A task stamped after what the listing showed in full, and not in it, did not exist when it was read: new, whatever
+  // a Date header (perhaps another machine's clock, minutes ahead) says of its stamp.
+  if (stampedBefore(task.created_at, dateBefore) && !(Date.parse(task.created_at) > (before.shownAfter ?? Infinity)))
     return {
       why: `task ${id}, created ${task.created_at}, before this request was sent (the service's clock had read ${new Date(dateBefore ?? 0).toISOString()} by then)`,
       candidate: !otherItems && task.total_items === items.length,

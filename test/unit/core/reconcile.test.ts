@@ -178,6 +178,9 @@ describe('scanRecent', () => {
     const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => T0 - 150 * 60_000);
     expect(scan).toMatchObject({ complete: true, requests: 2 });
     expect(scan.tasks).toHaveLength(151);
+    // Every task stamped after the oldest of the two pages read was listed: tasks 801 to 1000.
+    expect(scan.shownAfter).toBe(T0 - 199 * 60_000);
+    expect(scan.listed.size).toBe(200);
   });
 
   it('oldest first: reads from the last page backwards', async () => {
@@ -186,6 +189,19 @@ describe('scanRecent', () => {
     expect(r.pages).toEqual([1, 10, 9]);
     expect(scan.tasks.map((t) => t.id).sort((a, b) => b - a)[0]).toBe(1000);
     expect(scan.tasks).toHaveLength(151);
+    // The oldest of the last two pages (page 1, read to learn the order, says nothing of pages 2 to 8).
+    expect(scan.shownAfter).toBe(T0 - 199 * 60_000);
+  });
+
+  it('a list read to its end, in any order, shows every task: nothing unlisted existed', async () => {
+    for (const order of ['newest-first', 'oldest-first', 'shuffled'] as const) {
+      const scan = await scanRecent(
+        reader(many(250), { order }),
+        { service: 'svc', count: 1 },
+        () => T0 - 600 * 60_000,
+      );
+      expect(scan.shownAfter, order).toBe(Number.NEGATIVE_INFINITY);
+    }
   });
 
   it('no recognisable order: reads every page up to the bound, and says when it stopped short', async () => {
@@ -193,6 +209,8 @@ describe('scanRecent', () => {
     const scan = await scanRecent(r, { service: 'svc', count: 1 }, () => T0 - 60_000);
     expect(scan.complete).toBe(false);
     expect(scan.requests).toBe(MAX_SCAN_PAGES);
+    // The pages unread may hold any creation time: the listing proves no task new.
+    expect(scan.shownAfter).toBeUndefined();
   });
 });
 

@@ -44,6 +44,34 @@ describe('ServerClock', () => {
     expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(true);
   });
 
+  it('a Date 5 minutes ahead of the clock stamping tasks: once a task this run created shows it, the tasks place the start', () => {
+    const clock = new ServerClock();
+    clock.noteDate(T0 + 300_000, T0, T0 + 100);
+    // Before any task of its own: the start is DATE_CLOCK_SPREAD_MS below the Date, past a task stamped at the send.
+    expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(false);
+    clock.noteCreated('2025-01-15T12:00:00.511Z', T0 + 500, T0 + 520);
+    // Learnt again from Date headers afterwards (each scan does): the start stays where the tasks put it.
+    clock.learn({ low: 299_900, high: 301_000 });
+    // Stamped 12:00:00.511 (1 ms resolution), answered at T0 + 520: the offset is at least -10 ms.
+    expect(clock.window(T0 + 1000).from).toBe(T0 + 1000 - 10);
+    expect(inWindow('2025-01-15T12:00:01.200Z', clock.window(T0 + 1000))).toBe(true);
+  });
+
+  it("an earlier run's own tasks (a resume's journal) place the start only once they show the Date clock that far ahead", () => {
+    // Its tasks were stamped between their sends and the next sends: the offset was in [-500, 1000].
+    const ahead = new ServerClock();
+    ahead.learnEarlierTasks({ low: -500, high: 1000 });
+    ahead.noteDate(T0 + 300_000, T0, T0 + 100);
+    // Sent at T0 + 1000: from T0 + 500, floored to the resolution (1 s until a fraction shows a finer one).
+    expect(ahead.window(T0 + 1000).from).toBe(T0);
+    expect(inWindow('2025-01-15T12:00:01Z', ahead.window(T0 + 1000))).toBe(true);
+    // A Date that agrees with them (within the spread): they do not narrow the window, which the Date places.
+    const level = new ServerClock();
+    level.learnEarlierTasks({ low: -500, high: 1000 });
+    level.noteDate(T0 + 3000, T0, T0 + 100);
+    expect(level.window(T0 + 1000).from).toBe(Math.floor((T0 + 1000 + 2900 - DATE_CLOCK_SPREAD_MS) / 1000) * 1000);
+  });
+
   it('a Date written by a clock 5 s behind the one stamping tasks: the strict end misses the task, the loose end holds it', () => {
     const clock = new ServerClock();
     clock.noteDate(T0 - 5000, T0, T0 + 100);

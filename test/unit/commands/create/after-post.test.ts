@@ -267,6 +267,34 @@ describe('a create answered with a task that cannot be this request’s: reconci
   describe('a created_at before the request was sent, on the service’s own clock (a Date received before it)', () => {
     const httpDate = (ms: number) => new Date(ms).toUTCString();
     const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    /**
+     * The listing before the POST as a newest-first list of three pages, read to ten minutes back: its second page is
+     * past the edge, so the third is not read, and a task stamped an hour before may have existed unlisted.
+     */
+    function listingTenMinutesBack(api: ReturnType<typeof mockApi>, date: number) {
+      const recent = (id: number, age: number) => ({
+        ...candidate,
+        id,
+        service: 'email_verify',
+        created_at: iso(T0 - age),
+      });
+      const meta = (n: number) => ({ current_page: n, total_pages: 3, total_count: 201, per_page: 100 });
+      const headers = { date: httpDate(date) };
+      api.reply(
+        'GET',
+        /^\/tasks\?page=1\b/,
+        200,
+        { success: true, data: [recent(92, 10_000), recent(91, 20_000)], meta: meta(1) },
+        { headers },
+      );
+      api.reply(
+        'GET',
+        /^\/tasks\?page=2\b/,
+        200,
+        { success: true, data: [recent(90, 600_000)], meta: meta(2) },
+        { headers },
+      );
+    }
 
     it.each([['an hour', 3_600_000]])(
       'the listing before the POST failed, and the answer is a task stamped %s before: exit 9 naming it, never reported or sent again',
@@ -291,7 +319,7 @@ describe('a create answered with a task that cannot be this request’s: reconci
       const api = mockApi();
       replyServices(api);
       const stamped = iso(T0 - 3_600_000);
-      api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: { date: httpDate(T0) } });
+      listingTenMinutesBack(api, T0);
       api.reply('POST', '/tasks', 201, created({ id: 1, created_at: stamped }));
       const listed = { ...candidate, id: 1, created_at: stamped };
       api.reply('GET', /^\/tasks\?/, 200, page([listed]), { times: 200, headers: { date: httpDate(T0 - 3_600_000) } });
@@ -311,6 +339,7 @@ describe('a create answered with a task that cannot be this request’s: reconci
       try {
         const api = mockApi();
         replyServices(api);
+        listingTenMinutesBack(api, T0);
         api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 200, headers: { date: httpDate(T0) } });
         api.reply('POST', '/tasks', 201, created({ id: 1, created_at: iso(T0 - 3_600_000) }));
         api.allowUnused();
@@ -348,6 +377,82 @@ describe('a create answered with a task that cannot be this request’s: reconci
         expect(posts(api)).toBe(1);
       },
     );
+
+    it.each([
+      ['an empty task list', []],
+      [
+        'a task list it read to its end',
+        [{ ...candidate, id: 4, service: 'email_verify', created_at: iso(T0 - 7_200_000) }],
+      ],
+    ])(
+      'a Date header 5 minutes ahead of the clock stamping tasks, and %s before the POST: the answer is believed (the list proves it new)',
+      async (_, before) => {
+        const api = mockApi();
+        replyServices(api);
+        api.reply('GET', /^\/tasks\?/, 200, page(before), { headers: { date: httpDate(T0 + 300_000) } });
+        api.reply('POST', '/tasks', 201, created({ id: 5, created_at: iso(T0) }));
+        const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout.trim()).toBe('5');
+        expect(result.stderr).not.toMatch(/may have created|recovered/);
+        expect(posts(api)).toBe(1);
+      },
+    );
+
+    it('the same with --reuse-window, each chunk’s lookup its listing: both answers believed, nothing sent again', async () => {
+      const api = mockApi();
+      replyServices(api);
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { times: 20, headers: { date: httpDate(T0 + 300_000) } });
+      api.reply('POST', '/tasks', 201, created({ id: 5, created_at: iso(T0) }));
+      api.reply('POST', '/tasks', 201, created({ id: 6, created_at: iso(T0) }));
+      api.allowUnused();
+      const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '--reuse-window', '1h', '-q'];
+      const result = await runTaskctl(argv, { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim().split('\n')).toEqual(['5', '6']);
+      expect(result.stderr).not.toMatch(/may have created|recovered/);
+      expect(posts(api)).toBe(2);
+    });
+
+    it('a lost answer of the first create: its task found as new since the listing before the POST', async () => {
+      const api = mockApi();
+      replyServices(api);
+      const date = { date: httpDate(T0 + 300_000) };
+      const older = { ...candidate, id: 4, created_at: iso(T0 - 7_200_000) };
+      const landed = { ...candidate, id: 5, created_at: new Date(T0 + 20).toISOString() };
+      api.reply('GET', /^\/tasks\?/, 200, page([older]), { headers: date });
+      api.reply('POST', '/tasks', 502, '<html>502</html>', { headers: { ...date, 'content-type': 'text/html' } });
+      api.reply('GET', /^\/tasks\?/, 200, page([landed, older]), { times: 50, headers: date });
+      api.reply('GET', '/tasks/5', 200, withItems(5, ['a.com'], { created_at: landed.created_at }), { times: 5 });
+      api.allowUnused();
+      const result = await runTaskctl(['create', S, 'a.com', '-q'], { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe('5');
+      expect(result.stderr).toContain('recovered: task 5 was created by this request');
+      expect(posts(api)).toBe(1);
+    });
+
+    it('then a later chunk’s answer lost: its task found in the window its run learnt from the first answer', async () => {
+      const api = mockApi();
+      replyServices(api);
+      const date = { date: httpDate(T0 + 300_000) };
+      const first = { ...candidate, id: 5, created_at: iso(T0) };
+      const second = { ...candidate, id: 6, created_at: new Date(T0 + 20).toISOString() };
+      api.reply('GET', '/balance', 200, { success: true, data: { balance: 100, currency: 'coins' } });
+      api.reply('GET', /^\/tasks\?/, 200, page([]), { headers: date });
+      api.reply('POST', '/tasks', 201, created(first), { headers: date });
+      api.reply('GET', /^\/tasks\?/, 200, page([first]), { headers: date });
+      api.reply('POST', '/tasks', 502, '<html>502</html>', { headers: { ...date, 'content-type': 'text/html' } });
+      api.reply('GET', /^\/tasks\?/, 200, page([second, first]), { times: 50, headers: date });
+      api.reply('GET', '/tasks/6', 200, withItems(6, ['b.com'], { created_at: second.created_at }), { times: 5 });
+      api.allowUnused();
+      const argv = ['create', S, 'a.com', 'b.com', '--chunk-size', '1', '-q'];
+      const result = await runTaskctl(argv, { api });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim().split('\n')).toEqual(['5', '6']);
+      expect(result.stderr).toContain('recovered: task 6 was created by this request');
+      expect(posts(api)).toBe(2);
+    });
 
     it.each([
       ['3 s ahead of', 3_000],

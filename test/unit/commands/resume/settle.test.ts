@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, DecoratorHandler, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ctrlCWhen } from '../../../clock.js';
 import { postTask, startSandboxWorld, worldEachTest, type World } from '../sandbox-world.js';
@@ -490,6 +490,72 @@ describe('--resend CHUNK sends again only what one scan of the window cannot fin
     );
     expect(await world.tasks()).toHaveLength(1);
     expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1]);
+  });
+});
+
+/**
+ * The service's `Date` header written by a clock `aheadMs` ahead of the one stamping its tasks (a gateway's): every
+ * response's Date moved on, the tasks' created_at as the sandbox stamps them.
+ */
+class DateAhead extends Agent {
+  constructor(private readonly aheadMs: number) {
+    super();
+  }
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return super.dispatch(options, new LaterDate(handler, this.aheadMs));
+  }
+}
+
+/** A response's handler that reads its Date header `aheadMs` later (DateAhead). */
+class LaterDate extends DecoratorHandler {
+  constructor(
+    handler: Dispatcher.DispatchHandler,
+    private readonly aheadMs: number,
+  ) {
+    super(handler);
+  }
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text?: string,
+  ): void {
+    const { date } = headers;
+    const moved = typeof date === 'string' ? new Date(Date.parse(date) + this.aheadMs).toUTCString() : date;
+    // Its typings declare only the constructor: the decorated handler's own step, as the prototype has it.
+    const decorated = DecoratorHandler.prototype as Required<Pick<Dispatcher.DispatchHandler, 'onResponseStart'>>;
+    decorated.onResponseStart.call(this, controller, status, { ...headers, date: moved }, text);
+  }
+}
+
+describe('a Date header 5 minutes ahead of the clock stamping tasks', () => {
+  it('a chunk whose task landed unrecorded: the resume finds it where the job’s own tasks place it, never sends it again', async () => {
+    const dispatcher = new DateAhead(300_000);
+    const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir, dispatcher });
+    const created = await run([
+      'create',
+      S,
+      'a.com',
+      'b.com',
+      'c.com',
+      '--chunk-size',
+      '1',
+      '--journal',
+      journal(),
+      '-q',
+    ]);
+    // Each answer believed: the listing before its POST showed it new.
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).not.toMatch(/may have created/);
+    const kept = rows().filter((row) => !(row.type === 'created' && row.chunk === 3) && row.type !== 'done');
+    writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    const landed = Math.max(...(await world.tasks()).map((task) => task.id));
+    world.clock.nowMs += 10 * 60_000;
+    const resumed = await run(['resume', journal()]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`chunk 3: task ${landed} was created by the interrupted request`);
+    expect(await world.tasks()).toHaveLength(3);
+    await dispatcher.close();
   });
 });
 
