@@ -2,8 +2,8 @@
  * The exactly-once campaign (docs/behaviour.md#exactly-once): creates that overlap. Groups of 2–4 runs start at once with the same service
  * and items, each through its own fault-injecting proxy (proxy.ts: reset-before, reset-after, 502 not forwarded, a
  * delay beyond the request timeout, or none), all runs of a group either sharing one cache directory (one machine: the
- * local ledger) or each with its own (separate machines). Two sandboxes: (a) plain, (b) whole-second timestamps and a
- * clock 3 s ahead. Runs are in process, on a clock shared with the sandbox whose sleeps are 20× shorter (world.ts).
+ * local ledger) or each with its own (separate machines). Three sandboxes: (a) plain, (b) whole-second timestamps and a
+ * clock 3 s ahead, (c) a `Date` header 5 minutes ahead of the clock stamping tasks (its proxies move it). Runs are in process, on a clock shared with the sandbox whose sleeps are 20× shorter (world.ts).
  *
  * Each run is judged against what its own proxy saw the service create for it:
  * - exit 0 prints exactly the task its own request created (`created`, or `recovered` after an unknown outcome);
@@ -35,7 +35,7 @@ const OUTCOMES = [
 type Outcome = (typeof OUTCOMES)[number];
 const CAUSES = ['none', 'ambiguous', 'contested', 'unproven', 'unfinished', 'unread', 'failure'] as const;
 type Cause = (typeof CAUSES)[number];
-const WORLDS = ['plain', 'whole-seconds+3s'] as const;
+const WORLDS = ['plain', 'whole-seconds+3s', 'date+5m'] as const;
 type WorldKind = (typeof WORLDS)[number];
 
 const SERVICE = 'domain_check_availability';
@@ -47,6 +47,8 @@ const SERVICE = 'domain_check_availability';
 const REQUEST_TIMEOUT = '300ms';
 const DELAY_MS = 450;
 const CLOCK_SCALE = 20;
+/** How far the `date+5m` world's Date header runs ahead (on the campaign's clock, as the sandbox's Date reads it). */
+const DATE_AHEAD_MS = 5 * 60_000;
 /** Fault weights: about a third of the runs see none. */
 const WEIGHTS: Record<ProxyFault, number> = { none: 3, 'reset-before': 2, 'reset-after': 2, '502': 2, delay: 2 };
 
@@ -113,7 +115,7 @@ export interface CampaignOptions {
   /** Creates in all (rounded up to whole groups). */
   creates: number;
   seed: number;
-  /** Sandboxes worked in parallel, alternately plain and whole-seconds + 3 s skew. */
+  /** Sandboxes worked in parallel, each of the WORLDS in turn. */
   lanes: number;
 }
 
@@ -139,7 +141,8 @@ async function group(
   const items = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => `${name}-${i}.example.com`);
   const faults = Array.from({ length: size }, () => pickFault(random));
   const homes = Array.from({ length: sharing ? 1 : size }, () => mkdtempSync(join(tmpdir(), 'taskctl-overlap-')));
-  const proxies = faults.map((fault) => new FaultProxy(world.sandbox.origin, fault, DELAY_MS));
+  const dateAhead = kind === 'date+5m' ? DATE_AHEAD_MS : 0;
+  const proxies = faults.map((fault) => new FaultProxy(world.sandbox.origin, fault, DELAY_MS, dateAhead));
   try {
     await Promise.all(proxies.map((p) => p.start()));
     const argv = ['--request-timeout', REQUEST_TIMEOUT, 'create', SERVICE, ...items, '-q'];
@@ -182,9 +185,9 @@ export async function runCampaign(options: CampaignOptions): Promise<RunRecord[]
   const worlds = await Promise.all(
     kinds.map((kind) =>
       startWorld(
-        kind === 'plain'
-          ? { scale: CLOCK_SCALE, scaled: true }
-          : { scale: CLOCK_SCALE, scaled: true, dialects: ['whole-seconds'], clockSkewMs: 3000 },
+        kind === 'whole-seconds+3s'
+          ? { scale: CLOCK_SCALE, scaled: true, dialects: ['whole-seconds'], clockSkewMs: 3000 }
+          : { scale: CLOCK_SCALE, scaled: true },
       ),
     ),
   );

@@ -9,6 +9,9 @@
  * - `502`: answered with a gateway error page, not forwarded (nothing is created);
  * - `delay`: held for `delayMs` (longer than the client's request timeout), then forwarded (the task lands late);
  * - `none`: forwarded as is.
+ *
+ * `dateAheadMs`: every answer's `Date` header moved that far ahead of the sandbox's clock, which stamps the tasks (a
+ * gateway whose clock runs ahead of the application's: docs/behaviour.md#the-window).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -37,6 +40,7 @@ export class FaultProxy {
     private readonly upstream: string,
     readonly fault: ProxyFault,
     private readonly delayMs = 0,
+    private readonly dateAheadMs = 0,
   ) {
     // Every connection of the run goes to this proxy, whatever the URL says.
     this.agent = new Agent({
@@ -115,6 +119,8 @@ export class FaultProxy {
       for (const [name, value] of Object.entries(answer.headers)) {
         if (!HOP_BY_HOP.has(name) && typeof value === 'string') out[name] = value;
       }
+      if (this.dateAheadMs !== 0 && out.date !== undefined)
+        out.date = new Date(Date.parse(out.date) + this.dateAheadMs).toUTCString();
       res.writeHead(answer.statusCode, out);
       res.end(text);
     })().catch(() => {
