@@ -3,8 +3,9 @@
  * again for the same list (`--reuse-window`). The identity rule (docs/behaviour.md#exactly-once):
  * 1. Before sending, `takeSnapshot` lists the recent tasks and keeps the ids of every task with the same service and
  *    item count. A task seen there existed before our request, so it is never ours, however well it matches. One not
- *    seen there, and stamped after the time back to which the listing showed every task (`shownAfter`), is new since:
- *    it counts as inside the window whatever the clocks say (a `Date` clock ahead of the tasks' one).
+ *    seen there, and stamped after the time back to which the listing showed every task (`Snapshot.shown`), is new
+ *    since: it counts as inside the window whatever the clocks say (a `Date` clock ahead of the tasks' one), when the
+ *    request left soon after the listing (`newSinceListing`).
  * 2. On one machine the local ledger (store/ledger.ts, through `LocalRuns`) is certain: a task another local run claimed
  *    is never a candidate, and a candidate another local run may still claim (its request in flight or unresolved, its
  *    window covering the task) is never adopted.
@@ -28,7 +29,7 @@
  */
 import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
-import { inWindow, ServerClock, type ServerWindow } from './server-time.js';
+import { DATE_CLOCK_SPREAD_MS, inWindow, ServerClock, type ServerWindow } from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded, taskTone } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
@@ -124,7 +125,7 @@ export interface RecentScan {
   complete: boolean;
   /** The id of every task the pages read showed, whatever its service, size or age. */
   listed: Set<number>;
-  /** What `listed` proves (Snapshot `shownAfter`); undefined when the pages read prove nothing of the kind. */
+  /** What `listed` proves (Snapshot `shown.after`); undefined when the pages read prove nothing of the kind. */
   shownAfter: number | undefined;
   /** List requests made. */
   requests: number;
@@ -157,8 +158,11 @@ export async function scanRecent(
   const listed = new Set<number>();
   let requests = 0;
   /**
-   * What the walk saw so far; `complete` false when it stopped at its page bound. `shownAfter`: -Infinity when it read
-   * every page; in an ordered list, the oldest creation time of the pages it read from the recent end on.
+   * What the walk saw so far; `complete` false when it stopped at its page bound. `shownAfter`: -Infinity when the
+   * list was one page; in an ordered list, the oldest creation time of the pages it read from the recent end on (not
+   * -Infinity however far it read: a task created or removed while it walks shifts the others across pages). A list
+   * in no recognisable order of more than one page proves nothing (a task whose place changes while it walks, a list
+   * sorted by another time, may be on no page read).
    */
   const scanned = (complete: boolean, shownAfter?: number): RecentScan => ({
     tasks: found,
@@ -194,20 +198,18 @@ export async function scanRecent(
   const since = edge();
   const totalPages = first.meta.total_pages;
   take(first.tasks, since);
-  const whole = Number.NEGATIVE_INFINITY;
-  if (totalPages <= 1) return scanned(true, whole);
+  if (totalPages <= 1) return scanned(true, Number.NEGATIVE_INFINITY);
   const order = orderOf(first.tasks);
   if (order === 'newest-first') {
     let tasks = first.tasks;
     let oldest = oldestOf(tasks);
-    let page = 2;
-    for (; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
+    for (let page = 2; page <= totalPages && reachesOn(tasks.at(-1), since); page++) {
       if (page > MAX_SCAN_PAGES) return scanned(false, oldest);
       tasks = (await read(page)).tasks;
       take(tasks, since);
       oldest = Math.min(oldest, oldestOf(tasks));
     }
-    return scanned(true, page > totalPages ? whole : oldest);
+    return scanned(true, oldest);
   }
   if (order === 'oldest-first') {
     // Page 1 held the oldest tasks; the recent ones are at the end, read backwards until a page starts before the edge.
@@ -219,13 +221,13 @@ export async function scanRecent(
       oldest = Math.min(oldest, oldestOf(tasks));
       if (!reachesOn(tasks[0], since)) return scanned(true, oldest);
     }
-    return scanned(true, whole);
+    return scanned(true, oldest);
   }
   for (let page = 2; page <= totalPages; page++) {
     if (page > MAX_SCAN_PAGES) return scanned(false);
     take((await read(page)).tasks, since);
   }
-  return scanned(true, whole);
+  return scanned(true);
 }
 
 /** What existed before a POST: ids of recent tasks with the same service and item count. */
@@ -237,12 +239,12 @@ export interface Snapshot {
    */
   listed?: ReadonlySet<number>;
   /**
-   * Server-clock ms: every task stamped after it that existed when the listing was read is in `listed` (-Infinity:
-   * the whole list was read), so a task stamped after it and not listed is new since, whatever its stamp says against
-   * a `Date` header (core/submit/send.ts). Absent when the pages read prove nothing of the kind (no recognisable order
-   * and not every page read), and for a listing not read right before the POST. Not journaled.
+   * What `listed` proves: every task stamped after `after` (server-clock ms; -Infinity: a list of one page) that
+   * existed when the listing ended (`at`, local ms) is in it, so a task stamped after it and not listed is new since,
+   * whatever its stamp says against a `Date` header (`newSinceListing`). Absent when the pages read prove nothing of
+   * the kind (scanRecent `shownAfter`). Not journaled.
    */
-  shownAfter?: number;
+  shown?: { after: number; at: number };
   /** False when the listing failed or stopped at its page bound: a match is then never claimed (exit 9 names it). */
   complete: boolean;
 }
@@ -276,8 +278,26 @@ export async function takeSnapshot(
     ids: new Set(scan.tasks.map((t) => t.id)),
     complete: scan.complete,
     listed: scan.listed,
-    ...(scan.shownAfter !== undefined && { shownAfter: scan.shownAfter }),
+    ...(scan.shownAfter !== undefined && { shown: { after: scan.shownAfter, at: clock.now() } }),
   };
+}
+
+/**
+ * Whether the listing before a request sent at `sentAtMs` (local ms) proves `task` new: not in it, and stamped after
+ * the time back to which it showed every task (Snapshot `shown`). Only when the request left within
+ * DATE_CLOCK_SPREAD_MS of the listing: a task another client made in a longer gap (a rate-limit wait, a lookup's
+ * reads) would pass for this request's beyond what its clock window allows.
+ */
+export function newSinceListing(before: Snapshot, task: Pick<Task, 'id' | 'created_at'>, sentAtMs: number): boolean {
+  const reach = listingReach(before, sentAtMs);
+  return reach !== undefined && before.listed?.has(task.id) === false && Date.parse(task.created_at) > reach;
+}
+
+/** `shown.after` of the listing before a request sent at `sentAtMs`, when it proves tasks new (`newSinceListing`). */
+function listingReach({ shown, listed }: Snapshot, sentAtMs: number): number | undefined {
+  return shown !== undefined && listed !== undefined && sentAtMs - shown.at <= DATE_CLOCK_SPREAD_MS
+    ? shown.after
+    : undefined;
 }
 
 export interface CreateAttempt {
@@ -381,11 +401,12 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     learnFrom(serverClock, reader);
     return serverClock.looseWindow(options.sentAtMs, answeredAt);
   };
-  // A task stamped before the window's start that the listing before the send proves new (Snapshot `shownAfter`): a
-  // Date clock ahead of the tasks' one by more than the spread starts the window after the request's own task.
-  const { shownAfter } = options.before;
+  // A task stamped before the window's start that the listing before the send proves new (`newSinceListing`): a Date
+  // clock ahead of the tasks' one by more than the spread starts the window after the request's own task. The walk
+  // reaches back to where that listing showed every task.
+  const reach = listingReach(options.before, options.sentAtMs) ?? Number.POSITIVE_INFINITY;
   const within = (task: Task, window: ServerWindow) =>
-    inWindow(task.created_at, window) || provenNew(task, options.before, window);
+    inWindow(task.created_at, window) || provenNew(task, options, window);
   const candidates = new Map<number, Task>();
   const unlisted = new Map<number, Task>();
   /** Tasks of the window held by another chunk's claim that nothing tells from this request's task (`Claims.untold`). */
@@ -401,13 +422,12 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     const result = await scanRecent(
       reader,
       match,
-      () => windowNow().from,
+      () => Math.min(windowNow().from, reach + 1),
       signal,
       (tasks) => {
         const at = clock.now();
         for (const task of tasks) serverClock.noteSeen(task.created_at, at);
       },
-      shownAfter === undefined ? undefined : shownAfter + 1,
     );
     const window = looseNow();
     for (const task of result.tasks) {
@@ -486,13 +506,9 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   });
 }
 
-/**
- * Whether the listing before the send proves `task` new: not in it, and stamped after the time back to which it showed
- * every task (Snapshot `shownAfter`), and no later than the window's end.
- */
-function provenNew(task: Task, before: Snapshot, window: ServerWindow): boolean {
-  const at = createdAt(task);
-  return before.shownAfter !== undefined && !before.listed?.has(task.id) && at > before.shownAfter && at <= window.to;
+/** A task the listing before the send proves new (`newSinceListing`), stamped no later than the window's end. */
+function provenNew(task: Task, attempt: CreateAttempt, window: ServerWindow): boolean {
+  return newSinceListing(attempt.before, task, attempt.sentAtMs) && createdAt(task) <= window.to;
 }
 
 function verdict(
@@ -505,7 +521,7 @@ function verdict(
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
   const claimed = options.local?.claimed() ?? (() => false);
   const isOpen = (task: Task) =>
-    (inWindow(task.created_at, windows.strict) || provenNew(task, options.before, windows.strict)) && !claimed(task);
+    (inWindow(task.created_at, windows.strict) || provenNew(task, options, windows.strict)) && !claimed(task);
   // Past the end but before the loose end: this request's if the Date clock runs behind the tasks' clock.
   const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed(task);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
@@ -682,7 +698,7 @@ export async function findReusableTask(
     ids: new Set(scan.tasks.map((t) => t.id)),
     complete: scan.complete,
     listed: scan.listed,
-    ...(scan.shownAfter !== undefined && { shownAfter: scan.shownAfter }),
+    ...(scan.shownAfter !== undefined && learn && { shown: { after: scan.shownAfter, at: learn.clock.now() } }),
   };
   const candidates = scan.tasks
     .filter((t) => query.exclude?.holds(t) !== true)
@@ -867,7 +883,7 @@ export class ReuseIndex {
       complete: covered,
       listed: new Set(this.listed.keys()),
       // Covered, the walk and this look at page 1 showed every task of the window; older ones were let go above.
-      ...(covered && { shownAfter: since - 1 }),
+      ...(covered && learn && { shown: { after: since - 1, at: learn.clock.now() } }),
     };
     const result = (match: MatchResult, unfinished?: Unsearched): ReuseResult => ({
       match,

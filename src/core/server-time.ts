@@ -28,6 +28,12 @@ export const UNKNOWN_OFFSET_MS = 120_000;
  * none (docs/behaviour.md#the-window).
  */
 export const DATE_CLOCK_SPREAD_MS = 120_000;
+/**
+ * How far an earlier run's reading of the tasks' clock (`learnEarlierTasks`) is loosened: it was taken on that run's
+ * local clock, which may have been set since (a minute covers a drifting or corrected clock; the listing before the
+ * chunk's send, two minutes deeper than its window, still covers that).
+ */
+const EARLIER_RUN_MARGIN_MS = 60_000;
 /** Past an answered failure, how much later a created_at may still read (a rounding server, a lagging Date). */
 export const ANSWERED_MARGIN_MS = 1000;
 
@@ -73,9 +79,9 @@ export class ServerClock {
 
   /**
    * Bounds of the clock stamping tasks that the tasks of an earlier run of the same job showed (a resume's journal:
-   * each task its POST's answer named was stamped after its send and before the job's next one). Hours old, they do
-   * not narrow this run's reading: they place a window's start only once they show the `Date` clock ahead of the tasks'
-   * one by more than DATE_CLOCK_SPREAD_MS, where the Date alone would start it after the request's own task.
+   * `earlierTaskBounds`). Read on earlier runs' local clocks, perhaps hours ago, they do not narrow this run's reading:
+   * once they show the `Date` clock ahead of the tasks' one by more than DATE_CLOCK_SPREAD_MS, where the Date alone
+   * would start a window after the request's own task, their lower bound less EARLIER_RUN_MARGIN_MS starts it.
    */
   learnEarlierTasks(bounds: OffsetBounds): void {
     this.earlierLow = Math.max(this.earlierLow, bounds.low);
@@ -160,10 +166,15 @@ export class ServerClock {
   earliestServerTime(localMs: number): number {
     const { low } = this.offset();
     // A task this run (or the job's earlier run) created that was stamped more than that below the Date's reading
-    // shows the Date's clock ahead by more than the spread: the tasks' own times place the start then.
+    // shows the Date's clock ahead by more than the spread: the tasks' own times place the start then, never later
+    // than the Date would (the earlier run's bounds contradicting each other, a clock that stepped, say no more).
     const dateLow = this.dateLow - DATE_CLOCK_SPREAD_MS;
-    const dateAhead = Math.min(this.taskHigh, this.earlierHigh) < dateLow;
-    const evidence = dateAhead ? Math.max(this.taskLow, this.earlierLow) : Math.max(this.taskLow, dateLow);
+    const earlier = this.earlierLow <= this.earlierHigh;
+    const earlierHigh = earlier ? this.earlierHigh : Number.POSITIVE_INFINITY;
+    const earlierLow = earlier ? this.earlierLow - EARLIER_RUN_MARGIN_MS : Number.NEGATIVE_INFINITY;
+    const tasks = Math.max(this.taskLow, earlierLow);
+    const dateAhead = Math.min(this.taskHigh, earlierHigh) < dateLow && Number.isFinite(tasks);
+    const evidence = dateAhead ? Math.min(tasks, dateLow) : Math.max(this.taskLow, dateLow);
     const start = Number.isFinite(evidence) ? Math.min(evidence, low) : low;
     return Math.floor((localMs + start) / this.resolution) * this.resolution;
   }
@@ -184,6 +195,41 @@ export class ServerClock {
     this.low = Math.min(this.low, low, high);
     this.high = Math.max(this.high, high, low);
   }
+}
+
+/**
+ * What a job's own answered creates show of the clock stamping its tasks (server minus client, ms), for a resume
+ * (`learnEarlierTasks`): each task a POST's answer named was stamped after that send, and before the job's next send
+ * (its chunks go one at a time, its runs one after another). Undefined when no answered task kept its creation time.
+ */
+export function earlierTaskBounds(
+  chunks: Iterable<{ send?: { sent_at: number }; task?: { answered?: boolean; created_at?: string } }>,
+): OffsetBounds | undefined {
+  const all = [...chunks];
+  const sends = all.flatMap(({ send }) => (send === undefined ? [] : [send.sent_at])).sort((a, b) => a - b);
+  /** The first send after `at`, by binary search in the sorted sends. */
+  const nextSend = (at: number): number | undefined => {
+    let [lo, hi] = [0, sends.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sends[mid] ?? Number.POSITIVE_INFINITY) > at) hi = mid;
+      else lo = mid + 1;
+    }
+    return sends[lo];
+  };
+  let low = Number.NEGATIVE_INFINITY;
+  let high = Number.POSITIVE_INFINITY;
+  for (const { send, task } of all) {
+    const stamp =
+      task?.answered === true && task.created_at !== undefined
+        ? parseTimestampWithResolution(task.created_at)
+        : undefined;
+    if (send === undefined || stamp === undefined) continue;
+    high = Math.min(high, stamp.ms + stamp.resolutionMs - send.sent_at);
+    const next = nextSend(send.sent_at);
+    if (next !== undefined) low = Math.max(low, stamp.ms - stamp.resolutionMs - next);
+  }
+  return Number.isFinite(high) ? { low, high } : undefined;
 }
 
 /** Whether a `created_at` text lies in the window; an unreadable one always does (never guess "too old"). */

@@ -37,8 +37,8 @@ export interface JobChunk {
    * task a `--job` command reads for it is that one: `getTask` answers the id asked or fails); not for a task reused.
    * `offset`:
    * server minus client clock, at least, as known then; `answered`: the task is the one the POST's own answer named;
-   * `judged`: the run took it itself (that answer, or its scan), by what it saw of the service then, not by a user's
-   * `--adopt`.
+   * `judged`: the run took it itself (that answer, or one it recovered: its scan, its ledger), by what it saw of the
+   * service then, not by a user's `--adopt`.
    */
   sent?: { at: number; before: readonly number[]; offset?: number; answered: boolean; judged: boolean };
   /** The service refused its items (its words): it has no task and never will (docs/behaviour.md#a-refused-chunk). */
@@ -258,12 +258,12 @@ function takenAsRecorded(chunk: JobChunk, task: TaskFacts): boolean {
  * earlier than the send on the server's clock (docs/commands.md#jobs-show---job-wait---job-retry---job---error). The server's clock is the
  * one the send record kept (its offset, less a margin); a send record without it (an older journal) judges by the
  * client's clock less CLOCK_SKEW_ALLOWANCE_MS, and then never the task its POST's own answer named (a server further
- * behind would make it look older). `takenAsRecorded` (the function of that name): judged by the snapshot alone.
+ * behind would make it look older). `judgedThen` (`takenAsRecorded`): judged by the snapshot alone.
  * Costs no request.
  */
-function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: TaskFacts, takenAsRecorded: boolean): boolean {
+function olderThanSend(sent: NonNullable<JobChunk['sent']>, task: TaskFacts, judgedThen: boolean): boolean {
   if (sent.before.includes(task.id)) return true;
-  if (takenAsRecorded) return false;
+  if (judgedThen) return false;
   if (sent.offset === undefined && sent.answered) return false;
   const created = parseTimestampWithResolution(task.created_at);
   const earliest =

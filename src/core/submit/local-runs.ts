@@ -377,14 +377,27 @@ export class LocalCreates {
     if (entry) this.attempt(() => this.ledger?.drop(entry.id));
   }
 
-  /** The other local runs, for the reconciliation of `entry` (undefined without a ledger entry). */
-  runs(entry: LedgerEntry | undefined, serverClock: ServerClock): LocalRuns | undefined {
+  /**
+   * The other local runs, for the reconciliation of `entry` (undefined without a ledger entry). `listedNew`: the tasks
+   * the listing before this request proves new (reconcile.ts `newSinceListing`), and when that listing ended.
+   */
+  runs(
+    entry: LedgerEntry | undefined,
+    serverClock: ServerClock,
+    listedNew?: { is: (task: Task) => boolean; at: number },
+  ): LocalRuns | undefined {
     const ledger = this.ledger;
     if (!entry || !ledger) return undefined;
     // A possible creator: still sending (its window open), or unresolved (open, or closed after its answer at the
-    // loose end: a Date clock behind the tasks' one must not hand that run's task to this one).
+    // loose end: a Date clock behind the tasks' one must not hand that run's task to this one). A task this run takes
+    // as new since its listing, stamped outside that run's window (a Date clock ahead of the tasks' one), is that run's
+    // as well while its request was open when the listing ended.
     const contests = (other: LedgerEntry, task: Task) =>
-      other.state !== 'created' && inWindow(task.created_at, serverClock.looseWindow(other.sentAt, other.closedAt));
+      other.state !== 'created' &&
+      (inWindow(task.created_at, serverClock.looseWindow(other.sentAt, other.closedAt)) ||
+        (listedNew !== undefined &&
+          listedNew.is(task) &&
+          (other.closedAt ?? Number.POSITIVE_INFINITY) >= listedNew.at));
     return {
       claimed: () => {
         const others = (this.attempt(() => ledger.others(entry)) ?? []).filter((other) => other.taskId !== undefined);

@@ -108,11 +108,13 @@ async function scanTo(
   failedAtMs: number,
   late: boolean,
 ): Promise<LostVerdict | { kind: 'none' }> {
-  const { reconcileCreate, reconcileWindowMs } = await import('../reconcile.js');
+  const { reconcileCreate, reconcileWindowMs, newSinceListing } = await import('../reconcile.js');
   lost.horizon?.(failedAtMs + reconcileWindowMs({ sentAtMs: lost.sentAtMs, failedAtMs }), late);
   let result: MatchResult;
   // No entry (the ledger could not be written before the POST): no local run can be asked.
-  const local = state.local.runs(lost.entry, state.serverClock);
+  const shown = lost.before.shown;
+  const listedNew = shown && { is: (task: Task) => newSinceListing(lost.before, task, lost.sentAtMs), at: shown.at };
+  const local = state.local.runs(lost.entry, state.serverClock, listedNew);
   try {
     result = await reconcileCreate(reader, {
       service: lost.service,

@@ -427,15 +427,18 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
   /** An attempt was handed to the connection and not reported as unprocessed since: it may reach the server. */
   const sent = { inFlight: false };
   let sendingAt = 0;
-  /** The service's latest Date when the first attempt left: a task this request made was stamped no earlier. */
-  let served: { date: number | undefined } | undefined;
+  /**
+   * The service's latest Date when the first attempt left (a task this request made was stamped no earlier), and when
+   * that was (local ms).
+   */
+  let served: { date: number | undefined; at: number } | undefined;
   /** A hook that failed (the journal could not be written): the request was not sent, and the run stops with it. */
   let refused: { error: unknown } | undefined;
   const observer: CreateTaskObserver = {
     onDispatch: (attempt, sentAtMs) => {
       sent.inFlight = true;
       sendingAt = sentAtMs;
-      served ??= { date: api.serverDate() };
+      served ??= { date: api.serverDate(), at: sentAtMs };
       try {
         // Write-ahead: other local runs know of this request before it can have made a task.
         entry ??= state.local.begin(service, items, hooks.job, sentAtMs);
@@ -484,7 +487,12 @@ async function post(ctx: Sender, api: ApiClient, chunk: Chunk, posting: Posting)
   }
   // An answer that cannot be this request's task says nothing of what the request did: reconciled like a garbled one.
   // Else the entry takes the task in one locked step, refused when another run of this machine names it.
-  const foreign = foreignAnswer(task, chunk, posting, served?.date) ?? ownedElsewhere(state, entry, task);
+  // A task the listing before the POST proves new did not exist when it was read, whatever a Date header (perhaps
+  // another machine's clock, minutes ahead) says of its stamp.
+  const { newSinceListing } = await import('../reconcile.js');
+  const listedNew = served !== undefined && newSinceListing(before, task, served.at);
+  const foreign =
+    foreignAnswer(task, chunk, posting, { dateBefore: served?.date, listedNew }) ?? ownedElsewhere(state, entry, task);
   if (foreign !== undefined) {
     const message = `POST /tasks may have created a task (the service answered the create with ${foreign.why})`;
     return reconcileLost(ctx, api, chunk, posting, {
@@ -512,7 +520,7 @@ interface Foreign {
  * (docs/behaviour.md#exactly-once): another service, more items than were sent, other items (when the answer lists
  * them), or a task that existed before (the listing before the POST showed it, or its `created_at` is clearly before a
  * Date the service sent before the request left, server-time.ts `stampedBefore`, and that listing does not prove it
- * new: Snapshot `shownAfter`) or that this job already has. Fewer
+ * new: reconcile.ts `newSinceListing`) or that this job already has. Fewer
  * items of the same service are the server's to drop (a warning at the summary, summary.ts). A task another taskctl
  * run on this machine claimed is refused when the entry takes it (`ownedElsewhere`).
  */
@@ -520,7 +528,7 @@ function foreignAnswer(
   task: Task,
   { service, items }: Chunk,
   { before, exclude }: Pick<Posting, 'before' | 'exclude'>,
-  dateBefore: number | undefined,
+  { dateBefore, listedNew }: { dateBefore: number | undefined; listedNew: boolean },
 ): Foreign | undefined {
   const { id } = task;
   const proven = (why: string) => ({ why, candidate: false });
@@ -537,9 +545,7 @@ function foreignAnswer(
     return proven(`task ${id}, which the task list showed before this request was sent`);
   const listed = task.items?.map((item) => item.target);
   const otherItems = listed !== undefined && listed.length > 0 && !multisetWithin(listed, items);
-  // A task stamped after what the listing showed in full, and not in it, did not exist when it was read: new, whatever
-  // a Date header (perhaps another machine's clock, minutes ahead) says of its stamp.
-  if (stampedBefore(task.created_at, dateBefore) && !(Date.parse(task.created_at) > (before.shownAfter ?? Infinity)))
+  if (stampedBefore(task.created_at, dateBefore) && !listedNew)
     return {
       why: `task ${id}, created ${task.created_at}, before this request was sent (the service's clock had read ${new Date(dateBefore ?? 0).toISOString()} by then)`,
       candidate: !otherItems && task.total_items === items.length,

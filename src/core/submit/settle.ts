@@ -19,8 +19,7 @@ import { isoSeconds } from '../../output/times.js';
 import { canRedraw } from '../../output/io.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
-import type { OffsetBounds } from '../server-time.js';
-import { parseTimestampWithResolution } from '../../lib/timestamp.js';
+import { earlierTaskBounds } from '../server-time.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
 import { tasksSinceCommand } from '../job/removed-place.js';
@@ -148,7 +147,7 @@ function selfOf(doubt: InDoubt): JobRef {
 export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
   // The run that sent a chunk in doubt was gone by now (this run holds the job), and its request lost with it.
   const startedAt = ctx.clock.now();
-  const earlier = earlierTaskClock(doubt.journal.state.chunks.values());
+  const earlier = earlierTaskBounds(doubt.journal.state.chunks.values());
   if (earlier !== undefined) state.serverClock.learnEarlierTasks(earlier);
   await adoptByUser(ctx, api, state, doubt);
   for (const chunk of doubt.journal.inDoubt()) {
@@ -170,31 +169,6 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
       );
     }
   }
-}
-
-/**
- * What the job's own answered creates show of the clock stamping its tasks (server minus client, ms): each task its
- * POST's answer named was stamped after that send, and before the job's next send (its chunks go one at a time, and
- * its runs one after another). Undefined when no chunk was answered with a creation time kept.
- */
-function earlierTaskClock(
-  chunks: Iterable<{ send?: { sent_at: number }; task?: { answered?: boolean; created_at?: string } }>,
-): OffsetBounds | undefined {
-  const all = [...chunks];
-  const sends = all.flatMap(({ send }) => (send === undefined ? [] : [send.sent_at])).sort((a, b) => a - b);
-  let low = Number.NEGATIVE_INFINITY;
-  let high = Number.POSITIVE_INFINITY;
-  for (const { send, task } of all) {
-    const stamp =
-      task?.answered === true && task.created_at !== undefined
-        ? parseTimestampWithResolution(task.created_at)
-        : undefined;
-    if (send === undefined || stamp === undefined) continue;
-    high = Math.min(high, stamp.ms + stamp.resolutionMs - send.sent_at);
-    const next = sends.find((at) => at > send.sent_at);
-    if (next !== undefined) low = Math.max(low, stamp.ms - stamp.resolutionMs - next);
-  }
-  return Number.isFinite(high) ? { low, high } : undefined;
 }
 
 async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {

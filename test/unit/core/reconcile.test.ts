@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PageMeta, Task } from '../../../src/api/schemas.js';
 import {
   findReusableTask,
+  newSinceListing,
   MAX_CANDIDATE_READS,
   MAX_SCAN_PAGES,
   reconcileCreate,
@@ -193,15 +194,22 @@ describe('scanRecent', () => {
     expect(scan.shownAfter).toBe(T0 - 199 * 60_000);
   });
 
-  it('a list read to its end, in any order, shows every task: nothing unlisted existed', async () => {
+  it('a list of one page shows every task; read to its end over several, an ordered one its oldest, a shuffled one nothing', async () => {
+    const edge = () => T0 - 600 * 60_000;
     for (const order of ['newest-first', 'oldest-first', 'shuffled'] as const) {
-      const scan = await scanRecent(
-        reader(many(250), { order }),
-        { service: 'svc', count: 1 },
-        () => T0 - 600 * 60_000,
-      );
-      expect(scan.shownAfter, order).toBe(Number.NEGATIVE_INFINITY);
+      const one = await scanRecent(reader(many(80), { order }), { service: 'svc', count: 1 }, edge);
+      expect(one.shownAfter, order).toBe(Number.NEGATIVE_INFINITY);
     }
+    // Tasks created or removed while the pages are walked move the others across them: never "every task".
+    const newest = await scanRecent(reader(many(250), { order: 'newest-first' }), { service: 'svc', count: 1 }, edge);
+    expect(newest.shownAfter).toBe(T0 - 249 * 60_000);
+    // Oldest first: page 1 read to learn the order, then pages 3 and 2 back; page 1's tasks are not counted.
+    const oldest = await scanRecent(reader(many(250), { order: 'oldest-first' }), { service: 'svc', count: 1 }, edge);
+    expect(oldest.shownAfter).toBe(T0 - 149 * 60_000);
+    // A list in no recognisable order (sorted by another time, say) may have moved a task onto a page already read.
+    const shuffled = await scanRecent(reader(many(250), { order: 'shuffled' }), { service: 'svc', count: 1 }, edge);
+    expect(shuffled.complete).toBe(true);
+    expect(shuffled.shownAfter).toBeUndefined();
   });
 
   it('no recognisable order: reads every page up to the bound, and says when it stopped short', async () => {
@@ -211,6 +219,27 @@ describe('scanRecent', () => {
     expect(scan.requests).toBe(MAX_SCAN_PAGES);
     // The pages unread may hold any creation time: the listing proves no task new.
     expect(scan.shownAfter).toBeUndefined();
+  });
+});
+
+describe('newSinceListing: a task the listing before the send proves new', () => {
+  const before = { ids: new Set<number>(), complete: true, listed: new Set([1]), shown: { after: T0 - 1000, at: T0 } };
+  const stamped = (id: number, at: number) => ({ id, created_at: new Date(at).toISOString() });
+
+  it('not listed and stamped after what the listing showed in full, the request sent soon after it', () => {
+    expect(newSinceListing(before, stamped(2, T0 - 999), T0 + 1000)).toBe(true);
+    // Listed, or stamped where the listing did not show every task: no proof.
+    expect(newSinceListing(before, stamped(1, T0), T0 + 1000)).toBe(false);
+    expect(newSinceListing(before, stamped(2, T0 - 1000), T0 + 1000)).toBe(false);
+    expect(newSinceListing(before, { id: 2, created_at: 'soon' }, T0 + 1000)).toBe(false);
+    expect(
+      newSinceListing({ ids: new Set<number>(), complete: true, listed: new Set<number>() }, stamped(2, T0), T0),
+    ).toBe(false);
+  });
+
+  it('a request that left more than two minutes after the listing (a rate-limit wait): no proof', () => {
+    expect(newSinceListing(before, stamped(2, T0), T0 + 120_000)).toBe(true);
+    expect(newSinceListing(before, stamped(2, T0), T0 + 120_001)).toBe(false);
   });
 });
 

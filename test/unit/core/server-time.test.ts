@@ -62,9 +62,15 @@ describe('ServerClock', () => {
     const ahead = new ServerClock();
     ahead.learnEarlierTasks({ low: -500, high: 1000 });
     ahead.noteDate(T0 + 300_000, T0, T0 + 100);
-    // Sent at T0 + 1000: from T0 + 500, floored to the resolution (1 s until a fraction shows a finer one).
-    expect(ahead.window(T0 + 1000).from).toBe(T0);
+    // Sent at T0 + 1000: from T0 + 500, less a minute for this machine's clock set since, floored to the resolution.
+    expect(ahead.window(T0 + 1000).from).toBe(T0 - 60_000);
     expect(inWindow('2025-01-15T12:00:01Z', ahead.window(T0 + 1000))).toBe(true);
+    // Bounds that contradict each other (a clock that stepped between the runs) say nothing.
+    const stepped = new ServerClock();
+    stepped.learnEarlierTasks({ low: -500, high: 1000 });
+    stepped.learnEarlierTasks({ low: 5000, high: 9000 });
+    stepped.noteDate(T0 + 300_000, T0, T0 + 100);
+    expect(stepped.window(T0 + 1000).from).toBe(Math.floor((T0 + 1000 + 299_900 - DATE_CLOCK_SPREAD_MS) / 1000) * 1000);
     // A Date that agrees with them (within the spread): they do not narrow the window, which the Date places.
     const level = new ServerClock();
     level.learnEarlierTasks({ low: -500, high: 1000 });
