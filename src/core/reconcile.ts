@@ -4,8 +4,8 @@
  * 1. Before sending, `takeSnapshot` lists the recent tasks and keeps the ids of every task with the same service and
  *    item count. A task seen there existed before our request, so it is never ours, however well it matches. One not
  *    seen there, and stamped after the time back to which the listing showed every task (`Snapshot.shown`), is new
- *    since: it counts as inside the window whatever the clocks say (a `Date` clock ahead of the tasks' one), when the
- *    request left soon after the listing (`newSinceListing`).
+ *    since: where the clock cannot place it (a `Date` clock ahead of the tasks' one), it counts as inside the window,
+ *    when the request left soon after the listing (`newBeyondDate`).
  * 2. On one machine the local ledger (store/ledger.ts, through `LocalRuns`) is certain: a task another local run claimed
  *    is never a candidate, and a candidate another local run may still claim (its request in flight or unresolved, its
  *    window covering the task) is never adopted.
@@ -29,7 +29,7 @@
  */
 import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
-import { DATE_CLOCK_SPREAD_MS, inWindow, ServerClock, type ServerWindow } from './server-time.js';
+import { DATE_CLOCK_SPREAD_MS, inWindow, ServerClock, stampedBefore, type ServerWindow } from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded, taskTone } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
@@ -127,6 +127,8 @@ export interface RecentScan {
   listed: Set<number>;
   /** What `listed` proves (Snapshot `shown.after`); undefined when the pages read prove nothing of the kind. */
   shownAfter: number | undefined;
+  /** Tasks with the service and item count asked for that the pages read showed before the edge. */
+  beyond: Task[];
   /** List requests made. */
   requests: number;
 }
@@ -143,8 +145,7 @@ function oldestOf(tasks: readonly Task[]): number {
  * Walks the task list from its recent end to `edge()` (server-clock ms, read after the first page so its Date header
  * counts): the first page's creation times tell the order. Newest first: pages forward until a page ends before the
  * edge. Oldest first: from the last page backwards until a page starts before it. No recognisable order: every page,
- * up to MAX_SCAN_PAGES. `keepFrom`: the matching tasks the pages read show are kept from there when it is before the
- * edge (it does not take the walk further).
+ * up to MAX_SCAN_PAGES.
  */
 export async function scanRecent(
   reader: TaskReader,
@@ -152,9 +153,9 @@ export async function scanRecent(
   edge: () => number,
   signal?: AbortSignal,
   observe?: (tasks: readonly Task[]) => void,
-  keepFrom = Number.POSITIVE_INFINITY,
 ): Promise<RecentScan> {
   const found: Task[] = [];
+  const beyond: Task[] = [];
   const listed = new Set<number>();
   let requests = 0;
   /**
@@ -166,6 +167,7 @@ export async function scanRecent(
    */
   const scanned = (complete: boolean, shownAfter?: number): RecentScan => ({
     tasks: found,
+    beyond,
     complete,
     listed,
     shownAfter: shownAfter === Number.POSITIVE_INFINITY ? undefined : shownAfter,
@@ -181,12 +183,11 @@ export async function scanRecent(
   };
   /** Keeps the matching tasks of a page. */
   const take = (tasks: readonly Task[], since: number): void => {
-    const from = Math.min(since, keepFrom);
     for (const task of tasks) {
       const at = createdAt(task);
-      if ((Number.isNaN(at) || at >= from) && task.service === match.service && task.total_items === match.count) {
-        found.push(task);
-      }
+      if (task.service !== match.service || task.total_items !== match.count) continue;
+      if (Number.isNaN(at) || at >= since) found.push(task);
+      else beyond.push(task);
     }
   };
   /** In an ordered list, the page's oldest task still inside the window means the next page may hold more. */
@@ -274,11 +275,21 @@ export async function takeSnapshot(
       for (const task of tasks) serverClock.noteSeen(task.created_at, at);
     },
   );
+  return snapshotOf(scan, clock.now());
+}
+
+/**
+ * A walk's snapshot, read by `at` (local ms): its ids are those of the matching tasks at or after its edge, and of
+ * those before it that its `shown` reaches (so that a journal keeping the ids and `shown` proves tasks new alone).
+ */
+function snapshotOf(scan: RecentScan, at: number | undefined): Snapshot {
+  const after = at === undefined ? undefined : scan.shownAfter;
+  const reached = after === undefined ? [] : scan.beyond.filter((task) => createdAt(task) > after);
   return {
-    ids: new Set(scan.tasks.map((t) => t.id)),
+    ids: new Set([...scan.tasks, ...reached].map((t) => t.id)),
     complete: scan.complete,
     listed: scan.listed,
-    ...(scan.shownAfter !== undefined && { shown: { after: scan.shownAfter, at: clock.now() } }),
+    ...(after !== undefined && at !== undefined && { shown: { after, at } }),
   };
 }
 
@@ -406,7 +417,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   // reaches back to where that listing showed every task.
   const reach = listingReach(options.before, options.sentAtMs) ?? Number.POSITIVE_INFINITY;
   const within = (task: Task, window: ServerWindow) =>
-    inWindow(task.created_at, window) || provenNew(task, options, window);
+    inWindow(task.created_at, window) || provenNew(task, options, window, serverClock.dateOffsetLow());
   const candidates = new Map<number, Task>();
   const unlisted = new Map<number, Task>();
   /** Tasks of the window held by another chunk's claim that nothing tells from this request's task (`Claims.untold`). */
@@ -498,7 +509,7 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
     }
   }
   if (!read) return why === undefined ? { kind: 'unread' } : { kind: 'unread', why };
-  const windows = { strict: windowNow(), loose: looseNow() };
+  const windows = { strict: windowNow(), loose: looseNow(), dateOffset: serverClock.dateOffsetLow() };
   return verdict(options, [...candidates.values()], [...unlisted.values()], windows, {
     lastRead,
     lastComplete,
@@ -506,22 +517,43 @@ export async function reconcileCreate(reader: TaskReader, options: ReconcileOpti
   });
 }
 
-/** A task the listing before the send proves new (`newSinceListing`), stamped no later than the window's end. */
-function provenNew(task: Task, attempt: CreateAttempt, window: ServerWindow): boolean {
-  return newSinceListing(attempt.before, task, attempt.sentAtMs) && createdAt(task) <= window.to;
+/**
+ * A task the listing before a request sent at `sentAtMs` proves new (`newSinceListing`) where the clock cannot place
+ * it: stamped more than DATE_CLOCK_SPREAD_MS before what the `Date` headers read at the send (`dateOffset`: a Date
+ * clock ahead of the tasks' one). One stamped closer to the send is the window's to judge: a task another client made
+ * after the listing and before this request left is not this request's.
+ */
+export function newBeyondDate(
+  before: Snapshot,
+  task: Pick<Task, 'id' | 'created_at'>,
+  sentAtMs: number,
+  dateOffset: number | undefined,
+): boolean {
+  return (
+    dateOffset !== undefined &&
+    stampedBefore(task.created_at, sentAtMs + dateOffset) &&
+    newSinceListing(before, task, sentAtMs)
+  );
+}
+
+/** `newBeyondDate`, stamped no later than the window's end: inside it, as far as the clocks can tell. */
+function provenNew(task: Task, attempt: CreateAttempt, window: ServerWindow, dateOffset: number | undefined): boolean {
+  return newBeyondDate(attempt.before, task, attempt.sentAtMs, dateOffset) && createdAt(task) <= window.to;
 }
 
 function verdict(
   options: ReconcileOptions,
   seen: readonly Task[],
   blind: readonly Task[],
-  windows: { strict: ServerWindow; loose: ServerWindow },
+  /** `dateOffset`: what the Date headers read of the server's clock (`provenNew`). */
+  windows: { strict: ServerWindow; loose: ServerWindow; dateOffset: number | undefined },
   scans: { lastRead: boolean; lastComplete: boolean; untold?: ReadonlyArray<{ task: Task; chunk: number }> },
 ): MatchResult {
   // The window only narrows as the clock is learnt better: judge every candidate by the final one.
   const claimed = options.local?.claimed() ?? (() => false);
   const isOpen = (task: Task) =>
-    (inWindow(task.created_at, windows.strict) || provenNew(task, options, windows.strict)) && !claimed(task);
+    (inWindow(task.created_at, windows.strict) || provenNew(task, options, windows.strict, windows.dateOffset)) &&
+    !claimed(task);
   // Past the end but before the loose end: this request's if the Date clock runs behind the tasks' clock.
   const isLate = (task: Task) => !isOpen(task) && inWindow(task.created_at, windows.loose) && !claimed(task);
   const ids = (tasks: readonly Task[]) => tasks.map((task) => task.id).sort((a, b) => a - b);
@@ -694,12 +726,7 @@ export async function findReusableTask(
     observe,
   );
   let requests = scan.requests;
-  const seen: Snapshot = {
-    ids: new Set(scan.tasks.map((t) => t.id)),
-    complete: scan.complete,
-    listed: scan.listed,
-    ...(scan.shownAfter !== undefined && learn && { shown: { after: scan.shownAfter, at: learn.clock.now() } }),
-  };
+  const seen = snapshotOf(scan, learn?.clock.now());
   const candidates = scan.tasks
     .filter((t) => query.exclude?.holds(t) !== true)
     .filter(

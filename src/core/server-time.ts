@@ -126,6 +126,11 @@ export class ServerClock {
     return { low, high };
   }
 
+  /** Server minus local clock at least, as the `Date` headers alone read it; undefined before one was seen. */
+  dateOffsetLow(): number | undefined {
+    return Number.isFinite(this.dateLow) ? this.dateLow : undefined;
+  }
+
   /** The timestamps' resolution in ms as far as seen (1 s until a finer fraction shows). */
   resolutionMs(): number {
     return this.resolution;

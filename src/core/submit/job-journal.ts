@@ -12,6 +12,7 @@ import { crashPoint } from './crash-point.js';
 import { chunkItems, holdsAnything, tookOver, type Cover, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
 import { jobChunk } from '../job/job-chunks.js';
+import { DATE_CLOCK_SPREAD_MS } from '../server-time.js';
 import type { OwnClaim } from './own-claims.js';
 
 export class JobJournal implements ChunkObserver {
@@ -82,6 +83,7 @@ export class JobJournal implements ChunkObserver {
       before: [...dispatch.before.ids],
       before_complete: dispatch.before.complete,
       ...(dispatch.serverOffsetLow !== undefined && { server_offset: Math.floor(dispatch.serverOffsetLow) }),
+      ...shownRecord(dispatch),
       // The stopped jobs' chunks handed to it: this journal is kept while their jobs may take its tasks.
       ...(dispatch.handed !== undefined && dispatch.handed.length > 0 && { covers: [...dispatch.handed] }),
     };
@@ -374,4 +376,15 @@ export class JobJournal implements ChunkObserver {
 /** The digest a send record keeps of its chunk's items (no items are journaled). */
 export function chunkDigest(items: readonly string[]): string {
   return createHash('sha256').update(items.join('\n')).digest('hex');
+}
+
+/**
+ * How far back the listing before the send showed every task, when it proves tasks new (reconcile.ts
+ * `newSinceListing`: the request left within DATE_CLOCK_SPREAD_MS of it): `shown_after` (null: a list of one page,
+ * every task) and `shown_at`, so that a resume proves them new by the record's `before` alone.
+ */
+function shownRecord({ before, sentAtMs }: Dispatch): { shown_after?: number | null; shown_at?: number } {
+  const { shown } = before;
+  if (shown === undefined || sentAtMs - shown.at > DATE_CLOCK_SPREAD_MS) return {};
+  return { shown_after: Number.isFinite(shown.after) ? shown.after : null, shown_at: shown.at };
 }

@@ -124,6 +124,14 @@ const SendSchema = z.object({
    * judges a task's created_at against `sent_at` whatever the clocks say. Journals of earlier versions have none.
    */
   server_offset: z.number().optional(),
+  /**
+   * The listing before the send showed every task stamped after `shown_after` (server-clock ms; null: every task) that
+   * existed when it ended (`shown_at`, local ms): a task of `before`'s kind stamped after it and not in `before` is new
+   * since (reconcile.ts `newSinceListing`). Absent when the listing proves nothing of the kind, and in journals of
+   * earlier versions.
+   */
+  shown_after: z.number().nullable().optional(),
+  shown_at: z.number().optional(),
   /** The other jobs' chunks handed to this one before it was sent (`CoversSchema`). */
   covers: CoversSchema,
 });

@@ -379,7 +379,8 @@ export class LocalCreates {
 
   /**
    * The other local runs, for the reconciliation of `entry` (undefined without a ledger entry). `listedNew`: the tasks
-   * the listing before this request proves new (reconcile.ts `newSinceListing`), and when that listing ended.
+   * the listing before this request proves new where the clock cannot place them (reconcile.ts `newBeyondDate`), and
+   * when that listing ended.
    */
   runs(
     entry: LedgerEntry | undefined,

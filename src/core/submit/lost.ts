@@ -108,12 +108,15 @@ async function scanTo(
   failedAtMs: number,
   late: boolean,
 ): Promise<LostVerdict | { kind: 'none' }> {
-  const { reconcileCreate, reconcileWindowMs, newSinceListing } = await import('../reconcile.js');
+  const { reconcileCreate, reconcileWindowMs, newBeyondDate } = await import('../reconcile.js');
   lost.horizon?.(failedAtMs + reconcileWindowMs({ sentAtMs: lost.sentAtMs, failedAtMs }), late);
   let result: MatchResult;
   // No entry (the ledger could not be written before the POST): no local run can be asked.
   const shown = lost.before.shown;
-  const listedNew = shown && { is: (task: Task) => newSinceListing(lost.before, task, lost.sentAtMs), at: shown.at };
+  const listedNew = shown && {
+    is: (task: Task) => newBeyondDate(lost.before, task, lost.sentAtMs, state.serverClock.dateOffsetLow()),
+    at: shown.at,
+  };
   const local = state.local.runs(lost.entry, state.serverClock, listedNew);
   try {
     result = await reconcileCreate(reader, {

@@ -19,6 +19,7 @@ import { isoSeconds } from '../../output/times.js';
 import { canRedraw } from '../../output/io.js';
 import type { JobJournal } from './job-journal.js';
 import { askLost } from './lost.js';
+import type { Snapshot } from '../reconcile.js';
 import { earlierTaskBounds } from '../server-time.js';
 import { lastJobPlace, type RemovedAs } from '../../store/job-places.js';
 import { cacheDirectory } from '../../store/cache-dir.js';
@@ -169,6 +170,17 @@ export async function settleInDoubt(ctx: Settler, api: ApiClient, state: SendSta
       );
     }
   }
+}
+
+/**
+ * What existed before a chunk's send, as its record keeps it: the tasks of its service and size, and how far back the
+ * listing showed every task (`shown_after`), its `before` then standing for the whole listing of such tasks.
+ */
+function journaledBefore(send: SendRecord): Snapshot {
+  const ids = new Set(send.before);
+  const { shown_after: after, shown_at: at } = send;
+  if (after === undefined || at === undefined) return { ids, complete: send.before_complete };
+  return { ids, complete: send.before_complete, listed: ids, shown: { after: after ?? Number.NEGATIVE_INFINITY, at } };
 }
 
 async function adoptByUser(ctx: Settler, api: ApiClient, state: SendState, doubt: InDoubt): Promise<void> {
@@ -442,7 +454,7 @@ async function settleByScan(
       sentAtMs: send.sent_at,
       failedAtMs: Math.min(send.settle_after, doubt.startedAt),
       answered: false,
-      before: { ids: new Set(send.before), complete: send.before_complete },
+      before: journaledBefore(send),
       exclude,
       entry,
       resend: { landsUntil: send.settle_after, job },

@@ -557,6 +557,24 @@ describe('a Date header 5 minutes ahead of the clock stamping tasks', () => {
     expect(await world.tasks()).toHaveLength(3);
     await dispatcher.close();
   });
+
+  it('the job’s first chunk, its task landed unrecorded: the listing its send record keeps proves the task new', async () => {
+    const dispatcher = new DateAhead(300_000);
+    const run = (argv: string[]) => runTaskctl(argv, { env: world.env, clock: world.clock, home: dir, dispatcher });
+    // Tasks of the service and size from before the job, an hour old: the listing shows them, and reaches past them.
+    await postTask(world.sandbox, S, ['old.example.com']);
+    world.clock.nowMs += 60 * 60_000;
+    const created = await run(['create', S, 'a.com', '--journal', journal(), '-q']);
+    expect(created.code, created.stderr).toBe(0);
+    const kept = rows().filter((row) => row.type !== 'created' && row.type !== 'done');
+    writeFileSync(journal(), kept.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    world.clock.nowMs += 10 * 60_000;
+    const resumed = await run(['resume', journal()]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/chunk 1: task \d+ was created by the interrupted request/);
+    expect(await world.tasks()).toHaveLength(2);
+    await dispatcher.close();
+  });
 });
 
 /** Ctrl-C (the run's signal aborted) as a GET whose path matches is sent. */
