@@ -129,6 +129,8 @@ export interface RecentScan {
   shownAfter: number | undefined;
   /** Tasks with the service and item count asked for that the pages read showed before the edge. */
   beyond: Task[];
+  /** The newest creation time the pages read showed, of any task (server-clock ms); undefined for none. */
+  newest: number | undefined;
   /** List requests made. */
   requests: number;
 }
@@ -157,6 +159,7 @@ export async function scanRecent(
   const found: Task[] = [];
   const beyond: Task[] = [];
   const listed = new Set<number>();
+  let newest = Number.NEGATIVE_INFINITY;
   let requests = 0;
   /**
    * What the walk saw so far; `complete` false when it stopped at its page bound. `shownAfter`: -Infinity when the
@@ -168,6 +171,7 @@ export async function scanRecent(
   const scanned = (complete: boolean, shownAfter?: number): RecentScan => ({
     tasks: found,
     beyond,
+    newest: Number.isFinite(newest) ? newest : undefined,
     complete,
     listed,
     shownAfter: shownAfter === Number.POSITIVE_INFINITY ? undefined : shownAfter,
@@ -177,7 +181,11 @@ export async function scanRecent(
     signal?.throwIfAborted();
     requests += 1;
     const result = await reader.listTasks({ page, perPage: PER_PAGE });
-    for (const task of result.tasks) listed.add(task.id);
+    for (const task of result.tasks) {
+      listed.add(task.id);
+      const at = createdAt(task);
+      if (at > newest) newest = at;
+    }
     observe?.(result.tasks);
     return result;
   };
@@ -236,14 +244,14 @@ export interface Snapshot {
   ids: ReadonlySet<number>;
   /**
    * Every task the listing showed, of any service, size or age: none of them can be the task a create's answer names
-   * (core/submit/send.ts). Not journaled: only the run that sent the request reads its answer.
+   * (core/submit/send.ts). Not journaled (a resume reads `ids` as it, settle.ts `journaledBefore`).
    */
   listed?: ReadonlySet<number>;
   /**
    * What `listed` proves: every task stamped after `after` (server-clock ms; -Infinity: a list of one page) that
    * existed when the listing ended (`at`, local ms) is in it, so a task stamped after it and not listed is new since,
    * whatever its stamp says against a `Date` header (`newSinceListing`). Absent when the pages read prove nothing of
-   * the kind (scanRecent `shownAfter`). Not journaled.
+   * the kind (scanRecent `shownAfter`). Journaled with the send (`shown_after`, `shown_at`).
    */
   shown?: { after: number; at: number };
   /** False when the listing failed or stopped at its page bound: a match is then never claimed (exit 9 names it). */
@@ -262,6 +270,7 @@ export async function takeSnapshot(
   signal?: AbortSignal,
   serverClock: ServerClock = serverClockOf(reader),
 ): Promise<Snapshot> {
+  const startedAt = clock.now();
   const scan = await scanRecent(
     reader,
     match,
@@ -275,21 +284,32 @@ export async function takeSnapshot(
       for (const task of tasks) serverClock.noteSeen(task.created_at, at);
     },
   );
-  return snapshotOf(scan, clock.now());
+  return snapshotOf(scan, { startedAt });
 }
 
 /**
- * A walk's snapshot, read by `at` (local ms): its ids are those of the matching tasks at or after its edge, and of
- * those before it that its `shown` reaches (so that a journal keeping the ids and `shown` proves tasks new alone).
+ * How much earlier than the newest task a listing showed a task made after it may be stamped (several machines
+ * stamping, their clocks apart as a Date's may be): a task stamped earlier than that existed when it was read, and
+ * is never taken as new since (one that moved across pages while they were walked, a task removed before it).
  */
-function snapshotOf(scan: RecentScan, at: number | undefined): Snapshot {
-  const after = at === undefined ? undefined : scan.shownAfter;
+const NEW_TASK_MARGIN_MS = DATE_CLOCK_SPREAD_MS;
+
+/**
+ * A walk's snapshot (`startedAt`: local ms when its first page was asked for; none: it proves no task new): its ids are
+ * those of the matching tasks at or after its edge, and of those before it that its `shown` reaches, so that a journal
+ * keeping the ids and `shown` proves tasks new alone. `shown.after` is also no earlier than NEW_TASK_MARGIN_MS before
+ * the newest task listed.
+ */
+function snapshotOf(scan: RecentScan, { startedAt }: { startedAt?: number | undefined }): Snapshot {
+  const reach = startedAt === undefined ? undefined : scan.shownAfter;
+  const after =
+    reach === undefined || scan.newest === undefined ? reach : Math.max(reach, scan.newest - NEW_TASK_MARGIN_MS);
   const reached = after === undefined ? [] : scan.beyond.filter((task) => createdAt(task) > after);
   return {
     ids: new Set([...scan.tasks, ...reached].map((t) => t.id)),
     complete: scan.complete,
     listed: scan.listed,
-    ...(after !== undefined && at !== undefined && { shown: { after, at } }),
+    ...(after !== undefined && startedAt !== undefined && { shown: { after, at: startedAt } }),
   };
 }
 
@@ -718,6 +738,7 @@ export async function findReusableTask(
     oldest = noteListed(tasks, learn, oldest);
   };
   const edgeOnce = () => (edgeMs = edge());
+  const startedAt = learn?.clock.now();
   const scan = await scanRecent(
     reader,
     { service: query.service, count: query.items.length },
@@ -726,7 +747,7 @@ export async function findReusableTask(
     observe,
   );
   let requests = scan.requests;
-  const seen = snapshotOf(scan, learn?.clock.now());
+  const seen = snapshotOf(scan, { startedAt });
   const candidates = scan.tasks
     .filter((t) => query.exclude?.holds(t) !== true)
     .filter(
@@ -833,7 +854,8 @@ export class ReuseIndex {
    * The last walk: whether it reached its edge, its pages, whether the list was newest first (its pages then showed
    * every task newer than the oldest one they showed), and the oldest creation time its pages showed.
    */
-  private walked: { complete: boolean; pages: number; newestFirst: boolean; oldest: number | undefined } | undefined;
+  private walked:
+    { complete: boolean; pages: number; newestFirst: boolean; oldest: number | undefined; proves: boolean } | undefined;
 
   /** Keeps a few numbers of each task listed (an ended one stays ended: a later listing may not say so). */
   private note(tasks: readonly Task[]): void {
@@ -850,6 +872,26 @@ export class ReuseIndex {
     }
   }
 
+  /** A later chunk's window starts later: what is older than this one's start is out of every window left. */
+  private forgetBefore(since: number): void {
+    for (const [id, task] of this.listed) {
+      if (task.at < since) {
+        this.listed.delete(id);
+        this.digests.delete(id);
+      }
+    }
+  }
+
+  /**
+   * Covered by a walk whose pages prove tasks new, the walk and the look at page 1 showed every task of the window
+   * (`since` on): older ones were let go. No earlier than NEW_TASK_MARGIN_MS before the newest task listed.
+   */
+  private shownAfter(since: number): number {
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const task of this.listed.values()) if (task.at > newest) newest = task.at;
+    return Math.max(since - 1, newest - NEW_TASK_MARGIN_MS);
+  }
+
   async find(
     reader: TaskReader,
     query: ReuseQuery,
@@ -858,6 +900,7 @@ export class ReuseIndex {
     told?: ReadsTold,
   ): Promise<ReuseResult> {
     let requests = 0;
+    const startedAt = learn?.clock.now();
     const note = (tasks: readonly Task[]) => this.note(tasks);
     if (this.walked?.newestFirst === true) {
       signal?.throwIfAborted();
@@ -884,16 +927,12 @@ export class ReuseIndex {
       );
       requests += scan.requests;
       const newestFirst = order === 'newest-first';
-      this.walked = { complete: scan.complete, pages: scan.requests, newestFirst, oldest };
+      // Its pages prove tasks new (an ordered list, or one page: scanRecent `shownAfter`), or nothing.
+      const proves = scan.shownAfter !== undefined;
+      this.walked = { complete: scan.complete, pages: scan.requests, newestFirst, oldest, proves };
     }
     const since = onServerClock(reader, query.createdAfter);
-    // A later chunk's window starts later: what is older than this one's start is out of every window left.
-    for (const [id, task] of this.listed) {
-      if (task.at < since) {
-        this.listed.delete(id);
-        this.digests.delete(id);
-      }
-    }
+    this.forgetBefore(since);
     const walked = this.walked;
     // This window is covered when the walk reached its own edge, or, stopped short by its pages in a newest-first list,
     // when every task at or after this window's start is newer than the oldest one those pages showed (an oldest-first
@@ -909,8 +948,9 @@ export class ReuseIndex {
       ids: new Set(inWindow.map(([id]) => id)),
       complete: covered,
       listed: new Set(this.listed.keys()),
-      // Covered, the walk and this look at page 1 showed every task of the window; older ones were let go above.
-      ...(covered && learn && { shown: { after: since - 1, at: learn.clock.now() } }),
+      ...(covered &&
+        walked.proves &&
+        startedAt !== undefined && { shown: { after: this.shownAfter(since), at: startedAt } }),
     };
     const result = (match: MatchResult, unfinished?: Unsearched): ReuseResult => ({
       match,

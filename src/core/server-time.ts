@@ -58,6 +58,8 @@ export class ServerClock {
   /** The upper bounds likewise: a task this run created, and Date headers. */
   private taskHigh = Number.POSITIVE_INFINITY;
   private dateHigh = Number.POSITIVE_INFINITY;
+  /** The lower bound from this run's own created tasks alone (`noteCreated`: the tightest there is). */
+  private createdLow = Number.NEGATIVE_INFINITY;
   /** What an earlier run's own tasks showed (`learnEarlierTasks`): only for a Date clock shown ahead by them. */
   private earlierLow = Number.NEGATIVE_INFINITY;
   private earlierHigh = Number.POSITIVE_INFINITY;
@@ -111,6 +113,7 @@ export class ServerClock {
     if (!parsed) return;
     this.noteResolution(parsed);
     this.taskLow = Math.max(this.taskLow, parsed.ms - this.resolution - receivedAt);
+    this.createdLow = Math.max(this.createdLow, parsed.ms - this.resolution - receivedAt);
     this.taskHigh = Math.min(this.taskHigh, parsed.ms + this.resolution - sentAt);
     this.narrow(parsed.ms - this.resolution - receivedAt, parsed.ms + this.resolution - sentAt);
   }
@@ -177,7 +180,8 @@ export class ServerClock {
     const earlier = this.earlierLow <= this.earlierHigh;
     const earlierHigh = earlier ? this.earlierHigh : Number.POSITIVE_INFINITY;
     const earlierLow = earlier ? this.earlierLow - EARLIER_RUN_MARGIN_MS : Number.NEGATIVE_INFINITY;
-    const tasks = Math.max(this.taskLow, earlierLow);
+    // Only tasks this run or an earlier one created bound it closely: one merely listed may be hours old.
+    const tasks = Math.max(this.createdLow, earlierLow);
     const dateAhead = Math.min(this.taskHigh, earlierHigh) < dateLow && Number.isFinite(tasks);
     const evidence = dateAhead ? Math.min(tasks, dateLow) : Math.max(this.taskLow, dateLow);
     const start = Number.isFinite(evidence) ? Math.min(evidence, low) : low;
@@ -231,8 +235,10 @@ export function earlierTaskBounds(
         : undefined;
     if (send === undefined || stamp === undefined) continue;
     high = Math.min(high, stamp.ms + stamp.resolutionMs - send.sent_at);
+    // A next send long after (another run's, a day later) says little: not used.
     const next = nextSend(send.sent_at);
-    if (next !== undefined) low = Math.max(low, stamp.ms - stamp.resolutionMs - next);
+    if (next !== undefined && next - send.sent_at <= DATE_CLOCK_SPREAD_MS)
+      low = Math.max(low, stamp.ms - stamp.resolutionMs - next);
   }
   return Number.isFinite(high) ? { low, high } : undefined;
 }

@@ -222,6 +222,18 @@ describe('scanRecent', () => {
   });
 });
 
+describe('takeSnapshot: what its listing proves', () => {
+  it('from when its first page was asked for, and never further back than two minutes before the newest task listed', async () => {
+    const tasks = Array.from({ length: 5 }, (_, i) => task(i + 1, 'svc', ['x'], T0 - (4 - i) * 30 * 60_000));
+    const clock = new FakeClock(T0 + 1000);
+    const snapshot = await takeSnapshot(reader(tasks), { service: 'svc', count: 1 }, clock);
+    // One page: every task listed; but a task made since is stamped no earlier than minutes before the newest one.
+    expect(snapshot.shown).toEqual({ after: T0 - 120_000, at: T0 + 1000 });
+    // Every task of that kind listed so far back is in its ids (here: the newest alone).
+    expect([...snapshot.ids]).toEqual([5]);
+  });
+});
+
 describe('newSinceListing: a task the listing before the send proves new', () => {
   const before = { ids: new Set<number>(), complete: true, listed: new Set([1]), shown: { after: T0 - 1000, at: T0 } };
   const stamped = (id: number, at: number) => ({ id, created_at: new Date(at).toISOString() });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ANSWERED_MARGIN_MS,
   DATE_CLOCK_SPREAD_MS,
+  earlierTaskBounds,
   inWindow,
   ServerClock,
   stampedBefore,
@@ -162,6 +163,23 @@ describe('ServerClock', () => {
     expect(window.to).toBe(Number.POSITIVE_INFINITY);
     expect(inWindow('2025-01-15T13:00:00Z', window)).toBe(true);
     expect(inWindow('not a time', clock.window(T0, T0 + 10))).toBe(true);
+  });
+});
+
+describe("earlierTaskBounds: what a job's answered tasks show of the clock stamping them", () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  it('stamped after its send, and before the next send when that came soon after', () => {
+    const answered = { answered: true, created_at: iso(T0 + 123) };
+    const bounds = earlierTaskBounds([{ send: { sent_at: T0 }, task: answered }, { send: { sent_at: T0 + 500 } }]);
+    expect(bounds).toEqual({ low: 123 - 1 - 500, high: 123 + 1 });
+    // The next send a day later (another run's): it says nothing of the low side.
+    const later = earlierTaskBounds([
+      { send: { sent_at: T0 }, task: answered },
+      { send: { sent_at: T0 + 86_400_000 } },
+    ]);
+    expect(later).toEqual({ low: Number.NEGATIVE_INFINITY, high: 124 });
+    // A task reused or adopted (not its POST's answer) says nothing.
+    expect(earlierTaskBounds([{ send: { sent_at: T0 }, task: { created_at: iso(T0 + 123) } }])).toBeUndefined();
   });
 });
 
