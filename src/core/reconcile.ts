@@ -29,7 +29,14 @@
  */
 import { AuthError } from '../errors.js';
 import type { PageMeta, Task } from '../api/schemas.js';
-import { DATE_CLOCK_SPREAD_MS, inWindow, ServerClock, stampedBefore, type ServerWindow } from './server-time.js';
+import {
+  DATE_CLOCK_SPREAD_MS,
+  inWindow,
+  listingFresh,
+  ServerClock,
+  stampedBefore,
+  type ServerWindow,
+} from './server-time.js';
 import { itemsDigest, multisetWithin } from './items/multiset.js';
 import { listedTargets, taskPhase, taskSucceeded, taskTone } from '../lib/task-state.js';
 import type { Clock } from '../lib/time.js';
@@ -249,7 +256,7 @@ export interface Snapshot {
   listed?: ReadonlySet<number>;
   /**
    * What `listed` proves: every task stamped after `after` (server-clock ms; -Infinity: a list of one page) that
-   * existed when the listing ended (`at`, local ms) is in it, so a task stamped after it and not listed is new since,
+   * existed when the listing began (`at`, local ms) is in it, so a task stamped after it and not listed is new since,
    * whatever its stamp says against a `Date` header (`newSinceListing`). Absent when the pages read prove nothing of
    * the kind (scanRecent `shownAfter`). Journaled with the send (`shown_after`, `shown_at`).
    */
@@ -326,9 +333,7 @@ export function newSinceListing(before: Snapshot, task: Pick<Task, 'id' | 'creat
 
 /** `shown.after` of the listing before a request sent at `sentAtMs`, when it proves tasks new (`newSinceListing`). */
 function listingReach({ shown, listed }: Snapshot, sentAtMs: number): number | undefined {
-  return shown !== undefined && listed !== undefined && sentAtMs - shown.at <= DATE_CLOCK_SPREAD_MS
-    ? shown.after
-    : undefined;
+  return shown !== undefined && listed !== undefined && listingFresh(shown.at, sentAtMs) ? shown.after : undefined;
 }
 
 export interface CreateAttempt {
@@ -796,13 +801,9 @@ function noteListed(
   oldest: number | undefined,
 ): number | undefined {
   const at = learn?.clock.now();
-  let min = oldest;
-  for (const task of tasks) {
-    if (learn && at !== undefined) learn.serverClock.noteSeen(task.created_at, at);
-    const ms = createdAt(task);
-    if (!Number.isNaN(ms)) min = min === undefined ? ms : Math.min(min, ms);
-  }
-  return min;
+  if (learn && at !== undefined) for (const task of tasks) learn.serverClock.noteSeen(task.created_at, at);
+  const min = Math.min(oldest ?? Number.POSITIVE_INFINITY, oldestOf(tasks));
+  return Number.isFinite(min) ? min : undefined;
 }
 
 /** A local instant as a window's start on the server's clock: two minutes further back while no Date has been read. */

@@ -243,6 +243,15 @@ export function earlierTaskBounds(
   return Number.isFinite(high) ? { low, high } : undefined;
 }
 
+/**
+ * Whether a listing begun at `shownAt` (local ms) still proves tasks new for a request sent at `sentAtMs`: within
+ * DATE_CLOCK_SPREAD_MS of it. A task another client made in a longer gap (a rate-limit wait, a lookup's reads) would
+ * pass for the request's beyond what its clock window allows (reconcile.ts `newSinceListing`).
+ */
+export function listingFresh(shownAt: number, sentAtMs: number): boolean {
+  return sentAtMs - shownAt <= DATE_CLOCK_SPREAD_MS;
+}
+
 /** Whether a `created_at` text lies in the window; an unreadable one always does (never guess "too old"). */
 export function inWindow(createdAt: string, window: ServerWindow): boolean {
   const parsed = parseTimestampWithResolution(createdAt);

@@ -12,7 +12,7 @@ import { crashPoint } from './crash-point.js';
 import { chunkItems, holdsAnything, tookOver, type Cover, type JobState } from './journal-records.js';
 import type { ChunkObserver, Dispatch, DoneChunk, How, PlannedChunk, Totals } from './types.js';
 import { jobChunk } from '../job/job-chunks.js';
-import { DATE_CLOCK_SPREAD_MS } from '../server-time.js';
+import { listingFresh } from '../server-time.js';
 import type { OwnClaim } from './own-claims.js';
 
 export class JobJournal implements ChunkObserver {
@@ -380,11 +380,11 @@ export function chunkDigest(items: readonly string[]): string {
 
 /**
  * How far back the listing before the send showed every task, when it proves tasks new (reconcile.ts
- * `newSinceListing`: the request left within DATE_CLOCK_SPREAD_MS of it): `shown_after` (null: a list of one page,
- * every task) and `shown_at`, so that a resume proves them new by the record's `before` alone.
+ * `newSinceListing`, server-time.ts `listingFresh`): `shown_after` (null: a list of one page, every task) and
+ * `shown_at`, so that a resume proves them new by the record's `before` alone.
  */
 function shownRecord({ before, sentAtMs }: Dispatch): { shown_after?: number | null; shown_at?: number } {
   const { shown } = before;
-  if (shown === undefined || sentAtMs - shown.at > DATE_CLOCK_SPREAD_MS) return {};
+  if (shown === undefined || !listingFresh(shown.at, sentAtMs)) return {};
   return { shown_after: Number.isFinite(shown.after) ? shown.after : null, shown_at: shown.at };
 }

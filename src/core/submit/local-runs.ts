@@ -380,7 +380,7 @@ export class LocalCreates {
   /**
    * The other local runs, for the reconciliation of `entry` (undefined without a ledger entry). `listedNew`: the tasks
    * the listing before this request proves new where the clock cannot place them (reconcile.ts `newBeyondDate`), and
-   * when that listing ended.
+   * when that listing began.
    */
   runs(
     entry: LedgerEntry | undefined,
@@ -392,7 +392,7 @@ export class LocalCreates {
     // A possible creator: still sending (its window open), or unresolved (open, or closed after its answer at the
     // loose end: a Date clock behind the tasks' one must not hand that run's task to this one). A task this run takes
     // as new since its listing, stamped outside that run's window (a Date clock ahead of the tasks' one), is that run's
-    // as well while its request was open when the listing ended.
+    // as well while its request was open when the listing began.
     const contests = (other: LedgerEntry, task: Task) =>
       other.state !== 'created' &&
       (inWindow(task.created_at, serverClock.looseWindow(other.sentAt, other.closedAt)) ||
