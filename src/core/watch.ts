@@ -59,11 +59,12 @@ async function watched(
       '--follow watches new tasks, not a job: give one of them',
       `taskctl watch --job ${options.job}`,
     );
-  const [{ endShortIfLost, readJob, warnIfIncomplete }, { chunkTaskChecks }] = await Promise.all([
+  const [{ endShortIfLost, readJob, requireTasks, warnIfIncomplete }, { chunkTaskChecks }] = await Promise.all([
     import('./job/journaled-job.js'),
     import('./job/job-chunks.js'),
   ]);
   const job = await readJob(ctx, options.job);
+  requireTasks(job);
   // Chunks recorded lost are left out (readJob says which): the job's items are not all done, so a clean end is 11,
   // settled before any output (a reader of stdout that goes away must not make it 0).
   endShortIfLost(ctx, job);

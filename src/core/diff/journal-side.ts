@@ -6,7 +6,7 @@
  */
 import { UsageError } from '../../errors.js';
 import type { Capabilities } from '../capabilities.js';
-import { jobTasks, readJob, warnIfIncomplete } from '../job/journaled-job.js';
+import { jobTasks, readJob, requireTasks, warnIfIncomplete } from '../job/journaled-job.js';
 import { addTask, unfinishedNote, type SideItems } from './side-items.js';
 import type { OpenedFile } from './source.js';
 
@@ -21,6 +21,7 @@ export async function readJournal(
     throw new UsageError('a journal is read from its file, not from stdin', 'Pass its path instead of -.');
   await file.close();
   const job = await readJob(ctx, file.path);
+  requireTasks(job);
   side.services.add(job.service);
   warnIfIncomplete(ctx, job, again);
   const api = await ctx.api();

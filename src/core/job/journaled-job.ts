@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Task } from '../../api/schemas.js';
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
-import { CliError, ExitCode, InterruptedError, NotFoundError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, InputError, InterruptedError, NotFoundError, UsageError } from '../../errors.js';
 import { noJournal, readJournalRecords } from '../../store/journal-file.js';
 import { holderWords } from '../../store/lock-file.js';
 import { jobIdOf, jobStore, journalOf } from './registry.js';
@@ -204,6 +204,25 @@ const listedSince = (job: JournaledJob, ended: NonNullable<JournaledJob['endedEl
   `\`${tasksSinceCommand(job.service, ended.since)}\` lists those made since it started`;
 
 const capitalised = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+
+/**
+ * A job every chunk of which the service refused has no task and never will: each `--job` command is exit 3 (the
+ * service refused the items, nothing was created), never an exit 0 over no task at all that a CI step would read as
+ * every item done (docs/behaviour.md#a-refused-chunk). A job with chunks still to send or recorded lost says so its own
+ * way.
+ */
+export function requireTasks(job: JournaledJob): void {
+  const [first] = job.refused;
+  if (first === undefined || job.created.length > 0 || job.unfinished.length > 0 || job.lost.length > 0) return;
+  const [which, whose] =
+    job.refused.length === 1
+      ? ['the only chunk', '']
+      : [`all ${counted(job.refused.length, 'chunk')}`, `chunk ${first.chunk}: `];
+  throw new InputError(
+    `the service refused ${which} of the job in ${job.file} (${whose}${first.refused ?? ''}): the job has no task`,
+    'Nothing of it was created or paid for: correct its items and create them again.',
+  );
+}
 
 /**
  * The chunks the service refused have no task and never will: the `--job` commands use the others and say so

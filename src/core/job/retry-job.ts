@@ -29,6 +29,7 @@ import {
   lostItemsWords,
   readJob,
   requireComplete,
+  requireTasks,
   warnIfRefused,
   type JournaledJob,
 } from './journaled-job.js';
@@ -50,6 +51,7 @@ export async function runRetryJob(ctx: Submitter, file: string, options: RetryOp
   const job = await readJob(ctx, file);
   // Its spending flags: the resume that finishes the job confirms as this run would have.
   requireComplete(job, 'retry --job', spending(options));
+  requireTasks(job);
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   // Their items have no result, but they were paid for once: never bought again unasked (a create of their own).
@@ -89,13 +91,14 @@ async function retryJob(ctx: Submitter, file: string, job: JournaledJob, options
 }
 
 /**
- * Why a retry of the job found nothing: no item matched --error, the job has no task at all (its chunks refused or
- * lost: the warnings above said which), or every item of its tasks completed.
+ * Why a retry of the job found nothing: no item matched --error, the job has no task at all (its chunks lost, some
+ * perhaps refused: the warnings above said which), or every item of its tasks completed.
  */
 function nothingWords(file: string, job: JournaledJob, options: Pick<RetryOptions, 'error'>): string {
   if (options.error?.length) return noErrorMatched(file, options.error);
+  // No task at all, none lost, is exit 3 before (requireTasks): some are lost here.
   if (job.created.length === 0)
-    return `${file} has no task: ${job.refused.length > 0 ? 'the service refused its items' : 'its tasks are recorded lost'}`;
+    return `${file} has no task: its tasks are recorded lost${job.refused.length > 0 ? ', and the service refused the others' : ''}`;
   const which = job.lost.length > 0 ? 'the other ' : job.refused.length > 0 ? 'the ' : '';
   return `every item of ${which === '' ? '' : `${which}${counted(job.created.length, 'task')} of `}${file} completed`;
 }

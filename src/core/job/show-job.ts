@@ -21,7 +21,14 @@ import type { Column, Printer, RowStream } from '../../output/printer.js';
 import type { ShowOptions } from '../show-options.js';
 import { ITEM_SLICE, itemColumnsNamed, unseenColumnsWarning } from '../task-results.js';
 import { itemFilter, requireAllItems, SHOW_JOB_CANNOT, type KeepItem } from './filter.js';
-import { endShortIfLost, jobTasks, readJob, warnIfIncomplete, type JournaledJob } from './journaled-job.js';
+import {
+  endShortIfLost,
+  jobTasks,
+  readJob,
+  requireTasks,
+  warnIfIncomplete,
+  type JournaledJob,
+} from './journaled-job.js';
 import type { CreatedChunk } from './job-chunks.js';
 import { SHOW_READ_AHEAD } from './read-ahead.js';
 import { taskRecordSlices } from './show-records.js';
@@ -36,6 +43,7 @@ export async function runShowJob(ctx: Shower, file: string, options: ShowOptions
     );
   }
   const job = await readJob(ctx, file);
+  requireTasks(job);
   endShortIfLost(ctx, job);
   warnIfIncomplete(ctx, job, (id) => `taskctl show --job ${id}`);
   const api = await ctx.api();

@@ -2,7 +2,7 @@
 import type { Output, Process, Runtime, Service, Store } from '../capabilities.js';
 import { UsageError } from '../../errors.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { endShortIfLost, readJob, requireComplete, warnIfRefused } from './journaled-job.js';
+import { endShortIfLost, readJob, requireComplete, requireTasks, warnIfRefused } from './journaled-job.js';
 import { chunkTaskChecks } from './job-chunks.js';
 import { waitingFlags } from '../submit/resume-command.js';
 
@@ -19,6 +19,7 @@ export async function runWaitJob(
   }
   const job = await readJob(ctx, file);
   requireComplete(job, 'wait --job', { wait: waitingFlags(options) });
+  requireTasks(job);
   endShortIfLost(ctx, job);
   warnIfRefused(ctx, job);
   await waitForTasks(

@@ -761,16 +761,51 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
     expect(await world.posts()).toBe(4);
   });
 
-  it('retry --job of a job every chunk of which was refused: nothing to retry, never "every item completed"', async () => {
+  it('the --job commands on a job every chunk of which was refused: exit 3, it has no task, never "completed"', async () => {
     const created = await run(['create', S, 'bad item here', '--no-validate', '--journal', journal(), '-y', '-q']);
     expect(created.code).toBe(3);
     const skipped = await run(['resume', journal(), '--skip-refused', '-y']);
     expect(skipped.code, skipped.stderr).toBe(0);
-    const retry = await run(['retry', '--job', journal(), '-y']);
-    expect(retry.code, retry.stderr).toBe(0);
-    expect(retry.stderr).toContain(`nothing to retry: ${journal()} has no task: the service refused its items`);
-    expect(retry.stderr).not.toContain('completed');
+    for (const argv of [
+      ['wait', '--job', journal()],
+      ['watch', '--job', journal()],
+      ['show', '--job', journal(), '-o', 'csv'],
+      ['retry', '--job', journal(), '-y'],
+      ['diff', journal(), journal()],
+    ]) {
+      const result = await run(argv);
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(3);
+      expect(result.stdout, argv.join(' ')).toBe('');
+      expect(result.stderr).toBe(
+        `error: the service refused the only chunk of the job in ${journal()} (creating the task: items[0] "bad item here": contains a space): the job has no task\n` +
+          'Nothing of it was created or paid for: correct its items and create them again.\n',
+      );
+    }
     expect(await world.posts()).toBe(1);
+    // Two chunks, both refused: each --skip-refused followed as printed, then the first refusal named for both.
+    const two = join(dir, 'two.jsonl');
+    const argv = [
+      'create',
+      S,
+      'bad one',
+      'bad two',
+      '--chunk-size',
+      '1',
+      '--no-validate',
+      '--journal',
+      two,
+      '-y',
+      '-q',
+    ];
+    expect((await run(argv)).code).toBe(3);
+    expect((await run(['resume', two, '--skip-refused', '-y'])).code).toBe(3);
+    expect((await run(['resume', two, '--skip-refused', '-y'])).code).toBe(0);
+    const waited = await run(['wait', '--job', two]);
+    expect(waited.code).toBe(3);
+    expect(waited.stderr).toMatch(
+      /^error: the service refused all 2 chunks of the job in .*two\.jsonl \(chunk 1: creating the task: items\[0\] "bad one": contains a space\): the job has no task\n/,
+    );
+    expect(await world.posts()).toBe(3);
   });
 
   it('a retry into its journal is refused, naming the resume that goes past the refused chunk', async () => {
