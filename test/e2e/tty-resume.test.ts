@@ -39,10 +39,10 @@ describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing
     const running = terminal.start(120, ['resume', journal], { ...world.env });
     try {
       // Chunk 2's task is on the service: the countdown names it once listed, and watches on to its horizon.
-      const first = await running.until(/checking the task list (for it )?until/);
+      const first = await running.until(/checking the task list for chunk 2:|chunk 2's items; checking/);
       expect(first).toMatch(/job j-[0-9a-z]+: 1 of 3 chunks done, 1 in doubt \(chunk 2\); next: check the task list/);
       expect(first).toMatch(
-        /chunk 2( was being sent when the job stopped \(at \S+\): checking the task list for it until|: task \d+ holds its items; checking the task list until)/,
+        /checking the task list for chunk 2: it was being sent when the job stopped|task \d+ holds chunk 2's items; checking the task list for another/,
       );
       // Sampled four times a second for three seconds: no second passes without a change.
       const samples: string[] = [];
@@ -58,7 +58,9 @@ describe.skipIf(!hasTmux)(skippedUnless('resume in a terminal', hasTmux, missing
           1,
         );
       }
-      expect(samples.join('\n')).toMatch(/\d+(\.\d)?s left: chunk 2: task \d+ holds its items; checking the task list/);
+      expect(samples.join('\n')).toMatch(
+        /\d+(\.\d)?s left: task \d+ holds chunk 2's items; checking the task list for another/,
+      );
     } finally {
       await running.close();
     }

@@ -56,7 +56,7 @@ it('its countdown, once the task is listed, names it: never "no task for it yet"
   expect(resumed.code, resumed.stderr).toBe(0);
   const lines = resumed.stderr.split('\n');
   const named = lines.findIndex((line) =>
-    /^chunk 2: task \d+ holds its items; checking the task list until \S+ for another…$/.test(line),
+    /^task \d+ holds chunk 2's items; checking the task list until \S+ for another…$/.test(line),
   );
   expect(named, resumed.stderr).toBeGreaterThanOrEqual(0);
   expect(lines.slice(named).join('\n')).not.toMatch(/no task for it yet/);

@@ -96,13 +96,16 @@ it('while it waits, stderr says for what and counts down on one line that fits t
     columns: 60,
   });
   expect(resumed.code, resumed.stderr).toBe(0);
-  const drawn = resumed.stderr.split('\r\u001b[2K').filter((line) => line.includes(' left: chunk 2'));
+  const drawn = resumed.stderr
+    .split('\r\u001b[2K')
+    .filter((line) => line.includes(' left: checking the task list for chunk 2'));
   expect(drawn.length).toBeGreaterThan(0);
   for (const line of drawn) {
     expect(line).not.toContain('\n');
     expect(line.length).toBeLessThanOrEqual(59);
   }
-  expect(drawn[0]).toMatch(/^\S+ left: chunk 2 was being sent when the job stopped/);
+  // What it does comes first, within the width; why after it.
+  expect(drawn[0]).toMatch(/^\S+ left: checking the task list for chunk 2: it was/);
 });
 
 it('a chunk adopted by settling is counted once in the progress: "chunk 3 of 3", not "of 4"', async () => {
