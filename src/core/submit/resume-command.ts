@@ -126,9 +126,12 @@ export function refusedForSize(reason: string): boolean {
  * the job's resume past them: correct the items, or for a refusal of the size, send them in smaller chunks.
  */
 export function refusedAdvice(reasons: readonly string[], resume: string): string {
-  const fix =
-    reasons.length > 0 && reasons.every(refusedForSize)
-      ? 'Create those items again with a smaller --chunk-size (the service takes fewer in one task)'
-      : 'Correct those items and create them on their own';
-  return `${fix}; continue the job without them: ${resume}`;
+  return `${refusedFix(reasons)}; continue the job without them: ${resume}`;
+}
+
+/** What to do with refused items: correct them, or for a refusal of the size, send them in smaller chunks. */
+export function refusedFix(reasons: readonly string[]): string {
+  return reasons.length > 0 && reasons.every(refusedForSize)
+    ? 'Create those items again with a smaller --chunk-size (the service takes fewer in one task)'
+    : 'Correct those items and create them on their own';
 }

@@ -36,6 +36,7 @@ import { foundClaim, lostClaim, ownClaims } from './own-claims.js';
 import { taskHolders, unsureHint } from './settle.js';
 import { readTaken } from './taken-tasks.js';
 import {
+  jobTotals,
   type Dispatch,
   type DoneChunk,
   type Outcome,
@@ -47,7 +48,7 @@ import {
 } from './types.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { journalFixed, refusedAdvice, resumeCommand, type JobRef } from './resume-command.js';
+import { journalFixed, refusedAdvice, refusedFix, resumeCommand, type JobRef } from './resume-command.js';
 
 interface ChunkPlan {
   priced: readonly PricedBatch[];
@@ -146,10 +147,12 @@ export async function sendChunks(
       // A balance before this run's first POST is the money guard's refusal (a 402 comes after a send): the job is left
       // as it was, a task reused before it not recorded. A record that cannot be written then is the failure told.
       let error = caught;
+      let finished = false;
       try {
         plan.input.observer?.ended(error instanceof BalanceError);
         // Nor does what it handed over of stopped jobs' chunks stand (a no-op once a POST of this run left).
         if (error instanceof BalanceError) plan.state.local.withdraw();
+        finished = finishedAtRefusal(plan, flight, total, outcomes);
         name();
       } catch (writeError) {
         error = writeError;
@@ -168,7 +171,7 @@ export async function sendChunks(
         job: stoppedJob,
         journaled: job !== undefined,
         resumed: plan.input.verb === 'Resume' ? job : undefined,
-        refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id),
+        refused: stoppedJob === undefined ? undefined : refusedHint(plan, total, flight, stoppedJob.id, finished),
         // Exit 9 naming candidates: the way to settle it now (a bare resume would re-scan into the same exit 9).
         unsure:
           stoppedJob !== undefined &&
@@ -389,7 +392,13 @@ interface Flight {
  * A job stopped because the service refused a chunk's items: `resume` would send the same items and meet the same
  * refusal, so the hint names the chunk by its items and the way past it (docs/behaviour.md#a-refused-chunk).
  */
-function refusedHint(plan: Pick<ChunkPlan, 'priced'>, total: number, flight: Flight, job: string): string | undefined {
+function refusedHint(
+  plan: Pick<ChunkPlan, 'priced'>,
+  total: number,
+  flight: Flight,
+  job: string,
+  finished: boolean,
+): string | undefined {
   const chunk = flight.chunk;
   if (!chunk || flight.refused !== true) return undefined;
   let start = chunk.first;
@@ -400,8 +409,34 @@ function refusedHint(plan: Pick<ChunkPlan, 'priced'>, total: number, flight: Fli
   const range = rangeText(rangeOf(plan.priced, start, start + chunk.items.length), ': ');
   return (
     `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}` +
-    `\n${refusedAdvice([flight.refusedWhy ?? ''], `taskctl resume ${job} --skip-refused`)}`
+    `\n${finished ? `${refusedFix([flight.refusedWhy ?? ''])}; job ${job} is finished without them.` : refusedAdvice([flight.refusedWhy ?? ''], `taskctl resume ${job} --skip-refused`)}`
   );
+}
+
+/**
+ * The service refused the last chunk the job had left to send (each other has a task, or was refused before and
+ * skipped): nothing is left to do, so the job is finished without it, as `resume --skip-refused` would finish it, never
+ * left stopped on a resume that sends nothing (docs/behaviour.md#a-refused-chunk). False when that end cannot be
+ * recorded (a full disk): the job stays stopped at the refusal, and its hint names that resume.
+ */
+function finishedAtRefusal(
+  plan: Pick<ChunkPlan, 'done' | 'input'>,
+  flight: Flight,
+  total: number,
+  outcomes: ReadonlyMap<number, Outcome>,
+): boolean {
+  const refused = flight.refused === true ? flight.chunk?.index : undefined;
+  const { observer, skip } = plan.input;
+  if (refused === undefined || observer === undefined) return false;
+  for (let chunk = refused + 1; chunk <= total; chunk++)
+    if (!plan.done.has(chunk) && skip?.has(chunk) !== true) return false;
+  try {
+    observer.finished(jobTotals([...plan.done.values(), ...outcomes.values()]));
+    return true;
+  } catch (error) {
+    if (error instanceof JournalWriteError) return false;
+    throw error;
+  }
 }
 
 /** Items `from`–`to` of the submission (from 1), with the first and last of them as people find them in their input. */

@@ -14,7 +14,7 @@ import {
 } from '../../errors.js';
 import { idArgs, LISTED_IDS } from '../follow/outcome.js';
 import { waitForTasks, type WaitOptions } from '../follow/wait-loop.js';
-import { type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
+import { jobTotals, type DoneChunk, type Outcome, type PipelineInput, type SubmitOptions } from './types.js';
 import type { Task } from '../../api/schemas.js';
 import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '../job/job-chunks.js';
 import { lostWords } from './journal-records.js';
@@ -44,9 +44,8 @@ interface Finished {
 export async function finishSubmission(ctx: Finisher, end: Finished, options: SubmitOptions): Promise<void> {
   const every = [...end.done.entries(), ...end.outcomes.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
   const now = [...end.outcomes.values()];
-  const cost = every.reduce((sum, o) => sum + o.task.cost, 0);
   try {
-    end.input.observer?.finished({ tasks: every.length, items: every.reduce((sum, o) => sum + o.items, 0), cost });
+    end.input.observer?.finished(jobTotals(every));
   } catch (error) {
     // Every task exists; only the job's end is not on record: resuming it records that and sends nothing.
     if (!(error instanceof JournalWriteError) || !end.input.job) throw error;

@@ -129,6 +129,15 @@ export interface Totals {
   cost: number;
 }
 
+/** A job's totals over its chunks that have a task (the `done` record). */
+export function jobTotals(chunks: ReadonlyArray<Pick<DoneChunk, 'task' | 'items'>>): Totals {
+  return {
+    tasks: chunks.length,
+    items: chunks.reduce((sum, chunk) => sum + chunk.items, 0),
+    cost: chunks.reduce((sum, chunk) => sum + chunk.task.cost, 0),
+  };
+}
+
 /**
  * What the pipeline tells about each chunk, synchronously, at the instant it happens (a journal writes and fsyncs
  * its record inside each call): about to send, its task known, its outcome unknown (exit 9), nothing created (a

@@ -611,7 +611,9 @@ describe('a chunk whose items the service refused', () => {
     const small = await startSandboxWorld({ maxItems: 2 });
     try {
       const runSmall = (argv: string[]) => runTaskctl(argv, { env: small.env, clock: small.clock, home: dir });
-      const created = await runSmall(['create', S, 'm1.com', 'm2.com', 'm3.com', '-y', '-q']);
+      // Chunk 1 (3 items) refused, chunk 2 left to send.
+      const argv = ['create', S, 'm1.com', 'm2.com', 'm3.com', 'm4.com', '--chunk-size', '3', '-y', '-q'];
+      const created = await runSmall(argv);
       expect(created.code).toBe(3);
       expect(created.stderr).toMatch(/too many items: 3 \(max 2\)/);
       const id = /taskctl resume (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
@@ -621,7 +623,7 @@ describe('a chunk whose items the service refused', () => {
       const again = await runSmall(['resume', id, '-y']);
       expect(again.code).toBe(3);
       expect(again.stderr).toContain(advice);
-      // Followed: smaller chunks take every item once; the job refused is closed without them.
+      // Followed: smaller chunks take the refused items once; the job goes on without them.
       const smaller = await runSmall(['create', S, 'm1.com', 'm2.com', 'm3.com', '--chunk-size', '2', '-y', '-q']);
       expect(smaller.code, smaller.stderr).toBe(0);
       expect((await runSmall(['resume', id, '--skip-refused', '-y', '-q'])).code).toBe(0);
@@ -629,7 +631,15 @@ describe('a chunk whose items the service refused', () => {
         ['m1.com', 1],
         ['m2.com', 1],
         ['m3.com', 1],
+        ['m4.com', 1],
       ]);
+      // Its only chunk refused: nothing is left to send, the same words without a resume.
+      const alone = await runSmall(['create', S, 'n1.com', 'n2.com', 'n3.com', '-y', '-q']);
+      expect(alone.code).toBe(3);
+      const job = /job (j-[0-9a-z]+) is finished/.exec(alone.stderr)?.[1] ?? '';
+      expect(alone.stderr).toContain(
+        `Create those items again with a smaller --chunk-size (the service takes fewer in one task); job ${job} is finished without them.\n`,
+      );
     } finally {
       await small.close();
     }
@@ -698,6 +708,38 @@ describe('a chunk whose items the service refused', () => {
       expect(result.stderr).not.toMatch(/incomplete/);
     }
     expect(await world.posts()).toBe(3);
+  });
+
+  it('refused at its last chunk: nothing is left to send, so the job ends without it and no resume is offered', async () => {
+    const created = await run([
+      'create',
+      S,
+      'l1.example.com',
+      'bad item here',
+      '--chunk-size',
+      '1',
+      '--no-validate',
+      '-y',
+    ]);
+    expect(created.code).toBe(3);
+    const id = /job (j-[0-9a-z]+)/.exec(created.stderr)?.[1] ?? '';
+    expect(created.stderr).toMatch(/refused chunk 2 of 2 \(item 2: bad item here\)/);
+    expect(
+      created.stderr.endsWith(
+        `Correct those items and create them on their own; job ${id} is finished without them.\n`,
+      ),
+    ).toBe(true);
+    expect(created.stderr).not.toContain('taskctl resume');
+    const jobs = await run(['jobs', '-o', 'json']);
+    expect(JSON.parse(jobs.stdout)).toMatchObject([{ id, state: 'finished', chunks_created: 1, chunks: 2 }]);
+    // Nothing to take up: a bare resume finds no job to continue; the --job commands use its one task.
+    const bare = await run(['resume', '-y']);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toContain('no interrupted job to resume');
+    const waited = await run(['wait', '--job', id]);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stderr).toMatch(/the service refused chunk 2 of the job .*: it has no task; using its 1 task/);
+    expect(await world.posts()).toBe(2);
   });
 });
 
@@ -812,7 +854,8 @@ describe('a job with a chunk refused and a chunk in doubt', () => {
   });
 
   it('a retry into its journal is refused, naming the resume that goes past the refused chunk', async () => {
-    const argv = ['create', S, 'fail-1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com'];
+    // Chunk 2 of 3 refused: chunk 3 is left to send.
+    const argv = ['create', S, 'fail-1.example.com', 'r2.example.com', 'bad item here', 'r4.example.com', 'r5.com'];
     const created = await run([...argv, '--no-validate', '--chunk-size', '2', '--journal', journal(), '-y', '-q']);
     expect(created.code).toBe(3);
     const [task] = await world.tasks();
