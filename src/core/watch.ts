@@ -51,6 +51,12 @@ async function watched(
   ids: number[],
   options: WatchOptions,
 ): Promise<{ ids: number[]; verify?: (task: Task) => void; missing?: (id: number) => void }> {
+  // Never dropped in silence: with ids the watch would end with them and follow no new task.
+  if (options.follow === true && ids.length > 0)
+    throw new UsageError(
+      '--follow watches new tasks as they are created: it takes no task ids',
+      `Watch those tasks without it: taskctl watch ${idArgs(ids)}`,
+    );
   if (options.job === undefined) return { ids };
   const { jobOrIds } = await import('./job/args.js');
   jobOrIds('watch', ids, options);
@@ -216,8 +222,8 @@ export async function runWatch(
 ): Promise<void> {
   const target = await watched(ctx, ids, options);
   ids = target.ids;
-  // A job with no task to read (every chunk recorded lost or refused; readJob said so): nothing to watch, never the
-  // account's other tasks (no ids means every unfinished one).
+  // A job with no task to read (every chunk recorded lost; readJob said so, and one whose every chunk was refused is
+  // exit 3): nothing to watch, never the account's other tasks (no ids means every unfinished one).
   if (options.job !== undefined && ids.length === 0) {
     ctx.exitCode = ExitCode.ok; // 11 when chunks were recorded lost (`endShort`)
     return;
