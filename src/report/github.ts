@@ -41,9 +41,12 @@ export function markdownCell(text: string): string {
     .trim();
 }
 
-/** Workflow-command data: %, CR and LF escaped so server text cannot end the command or start another. */
+/**
+ * Workflow-command data: %, CR and LF escaped so server text cannot end the command or start another; a tab is a
+ * space (dropped, it would join two words), other controls go.
+ */
 export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(CONTROL, '');
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/\t/g, ' ').replace(CONTROL, '');
 }
 
 /** Workflow-command property values additionally escape `:` and `,`. */

@@ -86,7 +86,10 @@ function checkPageName(name: string): Checked {
   const bad = /[^A-Za-z0-9._-]/.exec(name);
   if (bad) {
     const shown = quoteForMessage(bad[0]);
-    return { ok: false, reason: `invalid character ${shown}: a page name has letters, digits, ".", "-" and "_"` };
+    return {
+      ok: false,
+      reason: `invalid character ${shown}: a page name has only the letters a-z (either case), digits, ".", "-" and "_"`,
+    };
   }
   return { ok: false, reason: 'a page name needs at least one letter or digit' };
 }

@@ -129,6 +129,9 @@ describe('githubAnnotations', () => {
   it('escapes data and properties so server text cannot inject workflow commands', () => {
     expect(escapeData('50% done\r\n::set-env name=X::1')).toBe('50%25 done%0D%0A::set-env name=X::1');
     expect(escapeProperty('a:b,c')).toBe('a%3Ab%2Cc');
+    // A tab is a space between two words, never dropped to join them; other controls go.
+    expect(escapeProperty('timed\tout\u0007')).toBe('timed out');
+    expect(escapeData('timed\tout')).toBe('timed out');
     const [line] = githubAnnotations([task(1, 'completed', [['x.com', 'failed', 'line1\n::error::forged']])]);
     expect(line!.split('\n')).toHaveLength(1);
   });

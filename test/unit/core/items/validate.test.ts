@@ -164,6 +164,10 @@ describe('checkFanPage', () => {
     expect(reason(checkFanPage, 'ftp://facebook.com/x')).toMatch(/not an http\(s\) URL/);
     expect(reason(checkFanPage, '@nike')).toMatch(/without "@"/);
     expect(reason(checkFanPage, 'my page')).toMatch(/invalid character " "/);
+    // A letter of another script is a letter: the rule says which letters it means.
+    expect(reason(checkFanPage, '東京ラーメン')).toBe(
+      'invalid character "東": a page name has only the letters a-z (either case), digits, ".", "-" and "_"',
+    );
     expect(reason(checkFanPage, '...')).toMatch(/at least one letter or digit/);
   });
 });
