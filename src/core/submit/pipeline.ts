@@ -16,6 +16,7 @@ import { pricePerItem } from './price.js';
 import { sendState } from './send.js';
 import { finishSubmission } from './summary.js';
 import { takenTasks } from './taken-tasks.js';
+import { withResumeHint } from './resume-command.js';
 import type { Batch, PipelineInput, PricedBatch, SendState, SubmitOptions, Submitter } from './types.js';
 
 /** Runs every stage; the chunks in `done` (and those `settle` adds) are counted, never sent. */
@@ -38,8 +39,13 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     try {
       await input.settle?.(api, state);
     } catch (error) {
-      input.observer?.ended(false);
-      throw error;
+      // A journal that could not be written (a full disk) is told with the resume that goes on once it can be.
+      try {
+        input.observer?.ended(false);
+      } catch (ending) {
+        throw withResumeHint(ending, input.job);
+      }
+      throw withResumeHint(error, input.job);
     }
   };
   const balance = priced.some((batch) => batch.count > 0)

@@ -3,6 +3,7 @@ import { shellWord } from '../../lib/shell-word.js';
 import { exitCodeFlags } from '../follow/outcome.js';
 import type { RemovedAs } from '../../store/job-places.js';
 import { writeCause } from '../../store/write-advice.js';
+import { JournalWriteError } from '../../errors.js';
 
 /**
  * A job as its hints name it: `refused`, it has chunks the service refused (a resume of it needs `--skip-refused`);
@@ -111,6 +112,17 @@ export function journalFixed(failure: unknown): string {
     default:
       return 'When there is room again: ';
   }
+}
+
+/**
+ * A journal write that failed with no way on of its own (a chunk in doubt settled before any is sent): the job's resume
+ * once the journal can be written again, the system's error kept as the cause that chooses the words.
+ */
+export function withResumeHint(error: unknown, job: JobRef | undefined): unknown {
+  if (!(error instanceof JournalWriteError) || error.hint !== undefined || job === undefined) return error;
+  return Object.assign(new JournalWriteError(error.message, `${journalFixed(error)}${resumeCommand(job)}`), {
+    cause: error,
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `resume` of a job whose journal cannot be opened for writing because the disk is full (or for a cause the system
- * does not name): its advice is what `resume` can do (free space, then the same resume again), never a flag it does
- * not take (`--journal` is create's). Followed, it goes on.
+ * does not name), or cannot be written while a chunk in doubt is settled: its advice is what `resume` can do (free
+ * space, then the same resume again), never a flag it does not take (`--journal` is create's). Followed, it goes on.
  */
 import { constants } from 'node:fs';
 import { expect, it } from 'vitest';
@@ -38,3 +38,18 @@ for (const code of ['ENOSPC', 'EIO']) {
     expect(resumed.code, resumed.stderr).toBe(0);
   });
 }
+
+it('a full disk while a chunk in doubt is settled: exit 14 with the way on, then that resume, run as printed, goes on', async () => {
+  // Chunk 4, the last, in doubt: its task is on the service, to be found, never bought again.
+  const { job } = await jobStoppedAtChunk4(run, dir, S, ['a.com', 'b.com', 'c.com', 'd.com']);
+  const settling = (name: string, args: readonly unknown[]) =>
+    name === 'writeSync' && Buffer.isBuffer(args[1]) && args[1].includes('"type":"reconciled"') ? 'ENOSPC' : undefined;
+  const full = await whileFailingFs(settling, () => run(['resume', job, '-y']));
+  expect(full.code, full.stderr).toBe(14);
+  expect(full.stderr).toMatch(/cannot write the journal .*: the disk is full\n/);
+  const hint = full.stderr.trim().split('\n').at(-1) ?? '';
+  expect(hint).toBe(`When there is room again: taskctl resume ${job} --yes`);
+  const resumed = await run(hint.replace(/^.*: taskctl /, '').split(' '));
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect([...(await world.itemCounts()).values()]).toEqual([1, 1, 1, 1]);
+});
