@@ -160,8 +160,10 @@ export async function sendChunks(
       progress.stop();
       await output.abort();
       // A job with nothing on record (refused by the balance guard, Ctrl-C before the first POST) is not kept and has
-      // nothing to resume: the failure's own hint stands.
-      const stoppedJob = plan.input.observer?.anyRecorded() === false ? undefined : job;
+      // nothing to resume: the failure's own hint stands. A renamed journal holds its job whatever it recorded: its
+      // resume by the new name (with this run's flags) is the way on.
+      const stoppedJob =
+        plan.input.observer?.anyRecorded() === false && !(error instanceof JournalMovedError) ? undefined : job;
       throw stopped(ctx, error, {
         service,
         tasks: tasks(),

@@ -8,6 +8,7 @@
  */
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent, type Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../src/lib/time.js';
 import { worldEachTest, type World } from '../sandbox-world.js';
@@ -152,6 +153,36 @@ describe('one journal, two state directories', () => {
     // Chunks 1 and 2 have their tasks; 3 and 4 were never sent.
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1 });
     const resumed = await run('a', ['resume', moved, '--yes', '--max-cost', '100', '-q']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
+  });
+
+  it('renamed before the first chunk left (while the list was read): the hint keeps --yes, and runs as printed', async () => {
+    const journal = join(dir, 'job.jsonl');
+    const moved = join(dir, 'moved.jsonl');
+    /** Renames the journal as the first task list is asked for: the run holds its job, nothing sent yet. */
+    class RenameAtList extends Agent {
+      private renamed = false;
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        if (!this.renamed && options.method === 'GET' && /\/tasks(\?|$)/.test(options.path)) {
+          this.renamed = true;
+          renameSync(journal, moved);
+        }
+        return super.dispatch(options, handler);
+      }
+    }
+    const dispatcher = new RenameAtList();
+    try {
+      const argv = ['create', S, ...ITEMS, '--chunk-size', '1', '--journal', journal, '-q', '-y'];
+      const a = await runTaskctl(argv, { env: world.env, clock: world.clock, home: join(dir, 'a'), dispatcher });
+      expect(a.code, a.stderr).toBe(2);
+      expect(a.stderr).toContain('held it: stopped before sending chunk 1\n');
+      expect(a.stderr.endsWith(`Continue the job by its new name: taskctl resume ${moved} --yes\n`)).toBe(true);
+    } finally {
+      await dispatcher.close();
+    }
+    expect(await world.tasks()).toEqual([]);
+    const resumed = await run('a', ['resume', moved, '--yes', '-q']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await itemCounts()).toEqual({ 'a.com': 1, 'b.com': 1, 'c.com': 1, 'd.com': 1 });
   });
