@@ -39,13 +39,14 @@ export async function runPipeline(ctx: Submitter, input: PipelineInput, options:
     try {
       await input.settle?.(api, state);
     } catch (error) {
-      // A journal that could not be written (a full disk) is told with the resume that goes on once it can be.
+      let failure = error;
       try {
         input.observer?.ended(false);
       } catch (ending) {
-        throw withResumeHint(ending, input.job);
+        failure = ending;
       }
-      throw withResumeHint(error, input.job);
+      // A journal that could not be written (a full disk) is told with the resume that goes on once it can be.
+      throw withResumeHint(failure, input.job);
     }
   };
   const balance = priced.some((batch) => batch.count > 0)

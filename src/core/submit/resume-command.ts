@@ -115,8 +115,9 @@ export function journalFixed(failure: unknown): string {
 }
 
 /**
- * A journal write that failed with no way on of its own (a chunk in doubt settled before any is sent): the job's resume
- * once the journal can be written again, the system's error kept as the cause that chooses the words.
+ * A journal write that failed with no way on of its own (a chunk in doubt settled before any is sent, the job's end
+ * after its last task): the job's resume once the journal can be written again, the system's error kept as the cause
+ * that chooses the words.
  */
 export function withResumeHint(error: unknown, job: JobRef | undefined): unknown {
   if (!(error instanceof JournalWriteError) || error.hint !== undefined || job === undefined) return error;

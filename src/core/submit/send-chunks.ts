@@ -409,10 +409,11 @@ function refusedHint(
     start += batch.list.count;
   }
   const range = rangeText(rangeOf(plan.priced, start, start + chunk.items.length), ': ');
-  return (
-    `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}` +
-    `\n${finished ? `${refusedFix([flight.refusedWhy ?? ''])}; job ${job} is finished without them.` : refusedAdvice([flight.refusedWhy ?? ''], `taskctl resume ${job} --skip-refused`)}`
-  );
+  const reasons = [flight.refusedWhy ?? ''];
+  const next = finished
+    ? `${refusedFix(reasons)}; job ${job} is finished without them.`
+    : refusedAdvice(reasons, `taskctl resume ${job} --skip-refused`);
+  return `The service refused chunk ${chunk.index} of ${total} (${range}); sending the same items again is refused the same way.${numbering(plan.priced)}\n${next}`;
 }
 
 /**

@@ -610,21 +610,24 @@ async function watched<T>(
     );
   };
   // Short enough for 80 columns when cut to the live line (its count says until when); a pipe's line names the time.
-  const until = (at: number) => (live ? '' : ` until ${isoSeconds(at)}`);
+  const untilWords = (at: number) => (live ? '' : ` until ${isoSeconds(at)}`);
   const horizon = (at: number, late: boolean) => {
     checkingUntil = at;
     say(
       at,
       late
-        ? `checking the task list for chunk ${index}${until(at)}: no task for it yet, and its request could land until ${isoSeconds(send.settle_after)}`
-        : `checking the task list for chunk ${index}${until(at)}: it was being sent when the job stopped (at ${isoSeconds(send.sent_at)})`,
+        ? `checking the task list for chunk ${index}${untilWords(at)}: no task for it yet, and its request could land until ${isoSeconds(send.settle_after)}`
+        : `checking the task list for chunk ${index}${untilWords(at)}: it was being sent when the job stopped (at ${isoSeconds(send.sent_at)})`,
     );
   };
   // A task of its items listed while the check goes on to its horizon (a second may yet appear): said, never "no task".
   const candidates = (ids: readonly number[]) => {
     if (checkingUntil === undefined) return;
     const tasks = ids.length === 1 ? `task ${ids[0] ?? ''} holds` : `tasks ${ids.join(', ')} hold`;
-    say(checkingUntil, `${tasks} chunk ${index}'s items; checking the task list${until(checkingUntil)} for another`);
+    say(
+      checkingUntil,
+      `${tasks} chunk ${index}'s items; checking the task list${untilWords(checkingUntil)} for another`,
+    );
   };
   try {
     return await check(horizon, candidates);

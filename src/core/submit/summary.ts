@@ -6,7 +6,6 @@ import type { Output, Process, Runtime, Service, Store } from '../capabilities.j
 import {
   CliError,
   ExitCode,
-  JournalWriteError,
   MalformedResponseError,
   NotFoundError,
   RateLimitError,
@@ -20,7 +19,7 @@ import { checkChunkTask, chunkTaskProblem, lostProof, type CreatedChunk } from '
 import { lostWords } from './journal-records.js';
 import { counted } from '../../output/plural.js';
 import { formatCount } from '../../output/numbers.js';
-import { journalFixed, resumeCommand, waiting, type JobRef } from './resume-command.js';
+import { resumeCommand, waiting, withResumeHint, type JobRef } from './resume-command.js';
 
 /** What the end uses of a run: the summary printed, the exit code, and --wait's own needs (follow/wait-loop.ts). */
 type Finisher = Output & Process & Runtime & Store & Service;
@@ -48,8 +47,7 @@ export async function finishSubmission(ctx: Finisher, end: Finished, options: Su
     end.input.observer?.finished(jobTotals(every));
   } catch (error) {
     // Every task exists; only the job's end is not on record: resuming it records that and sends nothing.
-    if (!(error instanceof JournalWriteError) || !end.input.job) throw error;
-    throw new JournalWriteError(error.message, `${journalFixed(error)}${resumeCommand(end.input.job)}`);
+    throw withResumeHint(error, end.input.job);
   }
   const { job } = end.input;
   // Chunks whose task the service no longer has (its ids started again) are not counted as created.
